@@ -1,0 +1,4 @@
+// Entry point of the `kfx` binary.
+import { buildProgram } from './program.js';
+
+await buildProgram().parseAsync(process.argv);

@@ -1,0 +1,1 @@
+export { escapePointerToken, jsonPointer } from './json-pointer.js';

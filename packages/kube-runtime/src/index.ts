@@ -1,0 +1,1 @@
+export { objectKey, parseObjectKey, type ObjectRef } from './object-key.js';

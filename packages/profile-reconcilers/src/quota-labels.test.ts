@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { isQuantity, quotaOverridesFromLabels } from './quota-labels.js';
+
+describe('quotaOverridesFromLabels', () => {
+  it('maps prefixed labels to quota resources, gpu to requests.nvidia.com/gpu', () => {
+    const labels = {
+      'quotas.kfx.dev/requests.cpu': '8',
+      'quotas.kfx.dev/limits.memory': '64Gi',
+      'quotas.kfx.dev/gpu': '2',
+      'app.kubernetes.io/part-of': 'kubeflow-profile',
+    };
+    expect(quotaOverridesFromLabels(labels, 'quotas.kfx.dev')).toEqual({
+      hard: { 'requests.cpu': '8', 'limits.memory': '64Gi', 'requests.nvidia.com/gpu': '2' },
+      problems: [],
+    });
+  });
+
+  it('keeps the good values and reports a malformed one by label and value', () => {
+    const result = quotaOverridesFromLabels(
+      { 'quotas.statcan.gc.ca/cpu': 'lots', 'quotas.statcan.gc.ca/memory': '368G' },
+      'quotas.statcan.gc.ca',
+    );
+    expect(result.hard).toEqual({ memory: '368G' });
+    expect(result.problems).toEqual([
+      expect.objectContaining({ label: 'quotas.statcan.gc.ca/cpu', value: 'lots' }),
+    ]);
+  });
+
+  it('accepts the quantity forms Kubernetes accepts', () => {
+    for (const q of ['1', '250m', '1.5', '16Gi', '100T', '1e3']) expect(isQuantity(q)).toBe(true);
+    for (const q of ['', '1 Gi', 'Gi', '1GB', '--1']) expect(isQuantity(q)).toBe(false);
+  });
+});

@@ -1,0 +1,49 @@
+// Per-profile quota overrides from Profile labels `<prefix>/<resource>: <quantity>`.
+// Labels, not annotations, because GitOps tools ignore label drift on Profiles. A malformed
+// value must never stop the other overrides (a site controller crashed on one): it is reported.
+
+/** A label key cannot hold a second `/`, so these short names stand for longer resource names. */
+export const RESOURCE_ALIASES: Readonly<Record<string, string>> = {
+  gpu: 'requests.nvidia.com/gpu',
+};
+
+const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+export function isQuantity(value: string): boolean {
+  return QUANTITY.test(value);
+}
+
+export interface LabelProblem {
+  label: string;
+  value: string;
+  reason: string;
+}
+
+export interface QuotaOverrides {
+  hard: Record<string, string>;
+  problems: LabelProblem[];
+}
+
+export function quotaOverridesFromLabels(
+  labels: Readonly<Record<string, string>> | undefined,
+  prefix: string,
+): QuotaOverrides {
+  const hard: Record<string, string> = {};
+  const problems: LabelProblem[] = [];
+  const start = `${prefix}/`;
+  for (const [label, value] of Object.entries(labels ?? {})) {
+    if (!label.startsWith(start)) continue;
+    const short = label.slice(start.length);
+    const resource = RESOURCE_ALIASES[short] ?? short;
+    if (!isQuantity(value)) {
+      problems.push({
+        label,
+        value,
+        reason: `"${value}" is not a Kubernetes quantity (e.g. 4, 500m, 16Gi)`,
+      });
+      continue;
+    }
+    hard[resource] = value;
+  }
+  return { hard, problems };
+}

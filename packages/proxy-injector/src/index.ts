@@ -1,0 +1,1 @@
+export { clusterNoProxyDefaults, mergeNoProxy, type ClusterNetwork } from './no-proxy.js';

@@ -1,0 +1,54 @@
+// Parser for `--env FILE`: KEY=VALUE lines as in a docker/compose env file. Errors name the line,
+// so a CI log points straight at the mistake before anything is created in the cluster.
+
+export class EnvFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    reason: string,
+  ) {
+    super(`${file}:${line}: ${reason}`);
+    this.name = 'EnvFileError';
+  }
+}
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/** Parses env-file text into an ordered record. Later duplicates override earlier ones. */
+export function parseEnvFile(text: string, file = 'env file'): Record<string, string> {
+  const out: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const body = trimmed.startsWith('export ')
+      ? trimmed.slice('export '.length).trimStart()
+      : trimmed;
+    const eq = body.indexOf('=');
+    if (eq <= 0)
+      throw new EnvFileError(file, line, `expected KEY=VALUE, found ${JSON.stringify(raw)}`);
+    const key = body.slice(0, eq).trim();
+    if (!KEY.test(key)) {
+      throw new EnvFileError(file, line, `${JSON.stringify(key)} is not a valid variable name`);
+    }
+    out[key] = parseValue(body.slice(eq + 1).trim(), file, line);
+  });
+  return out;
+}
+
+function parseValue(value: string, file: string, line: number): string {
+  const quote = value[0];
+  if (quote === '"' || quote === "'") {
+    const end = value.indexOf(quote, 1);
+    if (end < 0) throw new EnvFileError(file, line, `unterminated ${quote} quote`);
+    const rest = value.slice(end + 1).trim();
+    if (rest !== '' && !rest.startsWith('#')) {
+      throw new EnvFileError(file, line, `unexpected text after the closing quote: ${rest}`);
+    }
+    const inner = value.slice(1, end);
+    return quote === '"' ? inner.replaceAll('\\n', '\n').replaceAll('\\"', '"') : inner;
+  }
+  // Unquoted: an inline comment starts at " #".
+  const comment = value.search(/\s#/);
+  return (comment >= 0 ? value.slice(0, comment) : value).trim();
+}

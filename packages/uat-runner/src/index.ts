@@ -1,0 +1,1 @@
+export { EnvFileError, parseEnvFile } from './env-file.js';

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// The set-up behind `npm test` and `npm start` on a fresh clone.
+//
+// Runs on whatever Node the machine has (18 or newer), so it uses nothing but Node's
+// standard library. It brings pnpm (the version pinned in package.json's packageManager)
+// from the npm registry, installs the workspace (which brings Node 24 as the `node`
+// devDependency), then hands over to a pnpm script: pnpm puts node_modules/.bin first on
+// PATH, so that script, turbo and every package script run on Node 24.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const commands = {
+  test: 'ci:test',
+  start: 'ci:start',
+};
+
+const which = process.argv[2];
+const script = commands[which];
+if (!script) {
+  console.error(`usage: node tooling/setup/run.mjs <${Object.keys(commands).join('|')}>`);
+  process.exit(64);
+}
+
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 18) {
+  console.error(
+    `kfx set-up needs Node 18 or newer to start (found ${process.version}); it then runs on Node 24.`,
+  );
+  process.exit(1);
+}
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const pnpmSpec = pkg.packageManager; // e.g. "pnpm@10.34.9"
+if (!/^pnpm@\d+\.\d+\.\d+$/.test(pnpmSpec ?? '')) {
+  console.error(
+    `package.json "packageManager" must pin pnpm (pnpm@X.Y.Z), found ${JSON.stringify(pnpmSpec)}`,
+  );
+  process.exit(1);
+}
+
+function step(title) {
+  console.log(`\n▶ ${title}`);
+}
+
+function run(cmd, args, env = {}) {
+  const started = Date.now();
+  const result = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  if (result.error) {
+    console.error(`✗ could not start ${cmd}: ${result.error.message}`);
+    process.exit(1);
+  }
+  if (result.status !== 0) {
+    const why = result.signal ? `signal ${result.signal}` : `exit code ${result.status}`;
+    console.error(`✗ ${cmd} ${args.join(' ')} failed (${why}) after ${seconds(started)}`);
+    process.exit(result.status ?? 1);
+  }
+  return seconds(started);
+}
+
+function seconds(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)}s`;
+}
+
+// `npm exec` fetches pnpm once into npm's cache and reuses it after.
+const pnpm = ['exec', '--yes', `--package=${pnpmSpec}`, '--', 'pnpm'];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// Let pnpm (not npm's script environment) decide which Node runs the scripts.
+const clean = { npm_config_user_agent: '', COREPACK_ENABLE_STRICT: '0' };
+
+step(`Installing dependencies with ${pnpmSpec} (Node 24 comes with them)`);
+let took = run(npm, [...pnpm, 'install', '--frozen-lockfile', '--reporter=append-only'], clean);
+console.log(`✓ dependencies ready in ${took}`);
+
+// From here on pnpm itself runs on the Node 24 that the install brought.
+const bin = join(root, 'node_modules', '.bin');
+const node24 = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
+if (!node24?.startsWith('v24.')) {
+  console.error(`✗ expected Node 24 in node_modules/.bin after install, found ${node24 ?? 'nothing'}`);
+  process.exit(1);
+}
+step(`Running "${script}" on Node ${node24}`);
+const path = `${bin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}`;
+took = run(join(bin, 'pnpm'), ['run', script], { ...clean, PATH: path });
+console.log(`✓ ${which} finished in ${took}`);

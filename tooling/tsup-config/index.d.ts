@@ -1,0 +1,12 @@
+import type { Options } from 'tsup';
+
+export interface KfxBuildOptions {
+  /** Entry files, relative to the package. Default: `['src/index.ts']`. */
+  entry?: string[];
+  /** Build an executable (adds a shebang, skips declaration files unless `dts` is set). */
+  bin?: boolean;
+  /** Emit `.d.ts` files. Default: true for libraries, false for binaries. */
+  dts?: boolean;
+}
+
+export declare function kfxBuild(options?: KfxBuildOptions): Options | Options[];
