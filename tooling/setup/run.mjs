@@ -82,7 +82,9 @@ console.log(`✓ dependencies ready in ${took}`);
 const bin = join(root, 'node_modules', '.bin');
 const node24 = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
 if (!node24?.startsWith('v24.')) {
-  console.error(`✗ expected Node 24 in node_modules/.bin after install, found ${node24 ?? 'nothing'}`);
+  console.error(
+    `✗ expected Node 24 in node_modules/.bin after install, found ${node24 ?? 'nothing'}`,
+  );
   process.exit(1);
 }
 step(`Running "${script}" on Node ${node24}`);

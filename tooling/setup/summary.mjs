@@ -34,7 +34,9 @@ for (const group of ['packages', 'apps', 'tooling']) {
   }
 }
 if (exitCode !== 0 && failed === 0) {
-  console.log(`npm test exited with ${exitCode} outside any test (set-up, build, lint or typecheck).`);
+  console.log(
+    `npm test exited with ${exitCode} outside any test (set-up, build, lint or typecheck).`,
+  );
   failed = 1;
 }
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
