@@ -1,0 +1,129 @@
+// Runs one webhook on one checked request and builds the AdmissionResponse: the patch for a
+// mutation, the reason for a denial, and the webhook's failure mode when the handler fails.
+import type { Logger } from 'pino';
+import type { AdmissionRequest, AdmissionResponse, MutatingRequest } from './admission-review.js';
+import {
+  callHandler,
+  checkResult,
+  handlerContext,
+  HandlerFailure,
+  messageOf,
+  type HandlerFailureReason,
+} from './handler-call.js';
+import { objectRef } from './object-ref.js';
+import { buildPatch } from './patch.js';
+import type { Webhook } from './webhook.js';
+
+export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
+
+export interface Decision {
+  response: AdmissionResponse;
+  outcome: Outcome;
+  /** Set when the handler failed; the response then follows the webhook's failure mode. */
+  failure?: { reason: HandlerFailureReason; message: string };
+  patchOperations: number;
+  /** Size of the patch JSON before base64, 0 without a patch. */
+  patchBytes: number;
+}
+
+export interface AdmitOptions {
+  log: Logger;
+  handlerTimeoutMs: number;
+}
+
+// Kubernetes may truncate longer warnings; keep the whole message inside the limit.
+const MAX_WARNING = 250;
+
+function withWarnings(response: AdmissionResponse, warnings: string[] | undefined) {
+  if (warnings !== undefined && warnings.length > 0) response.warnings = warnings;
+  return response;
+}
+
+function fail(webhook: Webhook, request: AdmissionRequest<object>, error: unknown): Decision {
+  const failure =
+    error instanceof HandlerFailure ? error : new HandlerFailure('handler-error', messageOf(error));
+  const subject = `webhook ${webhook.name} failed on ${objectRef(request)} (${request.operation})`;
+  const detail = { reason: failure.reason, message: failure.message };
+  const base = { failure: detail, patchOperations: 0, patchBytes: 0 };
+  if (webhook.failureMode === 'deny') {
+    const status = { code: 500, message: `${subject}: ${failure.message}` };
+    return {
+      ...base,
+      outcome: 'failed-closed',
+      response: { uid: request.uid, allowed: false, status },
+    };
+  }
+  let warning = `${subject} and admitted it unchanged: ${failure.message}`;
+  if (warning.length > MAX_WARNING) warning = `${warning.slice(0, MAX_WARNING - 1)}…`;
+  return {
+    ...base,
+    outcome: 'failed-open',
+    response: { uid: request.uid, allowed: true, warnings: [warning] },
+  };
+}
+
+/**
+ * Asks `webhook` about `request`. `copy` is a second, independent parse of the same request: the
+ * handler may change it freely while `request` stays what the apiserver sent. Never throws.
+ */
+export async function admit(
+  webhook: Webhook,
+  request: AdmissionRequest<object>,
+  copy: AdmissionRequest<object>,
+  options: AdmitOptions,
+): Promise<Decision> {
+  const { uid } = request;
+  const none = { patchOperations: 0, patchBytes: 0 };
+  try {
+    if (webhook.type === 'mutating' && (request.object === null || copy.object === null)) {
+      // Nothing to mutate (DELETE, or CONNECT without options): admit without asking.
+      return { ...none, outcome: 'allowed', response: { uid, allowed: true } };
+    }
+    const handler = handlerContext(webhook.name, copy, options.log);
+    const invoke =
+      webhook.type === 'mutating'
+        ? () => webhook.mutate(copy as MutatingRequest<object>, handler.context)
+        : () => webhook.validate(copy, handler.context);
+    const result = checkResult(await callHandler(invoke, options.handlerTimeoutMs, handler));
+    if (!result.allowed) {
+      const status = { code: result.code ?? 403, message: result.reason };
+      const response = withWarnings({ uid, allowed: false, status }, result.warnings);
+      return { ...none, outcome: 'denied', response };
+    }
+    if (webhook.type === 'validating' || request.object === null) {
+      return {
+        ...none,
+        outcome: 'allowed',
+        response: withWarnings({ uid, allowed: true }, result.warnings),
+      };
+    }
+    let operations;
+    try {
+      operations = buildPatch(request.object, result.object ?? copy.object);
+    } catch (error) {
+      throw new HandlerFailure('invalid-patch', messageOf(error));
+    }
+    if (operations.length === 0) {
+      return {
+        ...none,
+        outcome: 'allowed',
+        response: withWarnings({ uid, allowed: true }, result.warnings),
+      };
+    }
+    const text = JSON.stringify(operations);
+    const response: AdmissionResponse = {
+      uid,
+      allowed: true,
+      patchType: 'JSONPatch',
+      patch: Buffer.from(text).toString('base64'),
+    };
+    return {
+      outcome: 'patched',
+      response: withWarnings(response, result.warnings),
+      patchOperations: operations.length,
+      patchBytes: Buffer.byteLength(text),
+    };
+  } catch (error) {
+    return fail(webhook, request, error);
+  }
+}

@@ -1,0 +1,150 @@
+// One HTTPS request, start to finish: route, health checks, body limits, the admission itself,
+// the answer, the metrics and one structured log line. Nothing a client sends can make it throw.
+import type { Logger } from 'pino';
+import type { Outcome } from './admit.js';
+import { BadRequestError } from './bad-request.js';
+import { sendJson, sendStatus, send, type AnyRequest, type AnyResponse } from './http-answers.js';
+import type { AdmissionMetrics } from './metrics.js';
+import { readBody, type BodyLimits } from './read-body.js';
+import { reviewAdmission } from './review-admission.js';
+import type { Webhook } from './webhook.js';
+
+export interface RequestHandlerOptions {
+  webhooks: readonly Webhook[];
+  metrics: AdmissionMetrics;
+  log: Logger;
+  limits: BodyLimits;
+  handlerTimeoutMs: number;
+  /** 'ready', or why not: readiness is false while starting and while shutting down. */
+  readiness(): 'ready' | 'starting' | 'shutting down';
+  draining(): boolean;
+}
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+export function createRequestHandler(options: RequestHandlerOptions) {
+  const { metrics, log, limits, handlerTimeoutMs } = options;
+  const routes = new Map(options.webhooks.map((w) => [w.path, w]));
+  const served = [...routes.keys()].join(', ');
+
+  function refuse(
+    request: AnyRequest,
+    response: AnyResponse,
+    webhook: Webhook,
+    error: BadRequestError,
+  ) {
+    metrics.requests.inc({ webhook: webhook.name, operation: 'unknown', outcome: 'bad-request' });
+    metrics.errors.inc({ webhook: webhook.name, reason: error.reason });
+    log.warn({ webhook: webhook.name, reason: error.reason, status: error.status }, error.message);
+    if (error.reason === 'body-aborted') return; // nobody is listening any more
+    // An unread (or partly read) HTTP/1.1 body would be parsed as the next request: close.
+    const close = error.reason !== 'invalid-json' && error.reason !== 'invalid-review';
+    sendStatus(request, response, error.status, `${webhook.path}: ${error.message}`, { close });
+  }
+
+  async function admission(request: AnyRequest, response: AnyResponse, webhook: Webhook) {
+    const started = performance.now();
+    try {
+      const type = request.headers['content-type'];
+      if (type !== undefined && !JSON_TYPE.test(type)) {
+        throw new BadRequestError(
+          415,
+          'unsupported-media-type',
+          `content-type ${JSON.stringify(type)} is not application/json`,
+        );
+      }
+      const body = await readBody(request, limits);
+      const {
+        request: admitted,
+        review,
+        decision,
+      } = await reviewAdmission(webhook, body, {
+        logger: log,
+        handlerTimeoutMs,
+      });
+      sendJson(request, response, JSON.stringify(review), options.draining());
+      const seconds = (performance.now() - started) / 1000;
+      record(webhook, admitted.operation, decision.outcome, seconds, decision.patchBytes);
+      const entry = {
+        webhook: webhook.name,
+        uid: admitted.uid,
+        kind: admitted.kind.kind,
+        namespace: admitted.namespace,
+        name: admitted.name,
+        operation: admitted.operation,
+        dryRun: admitted.dryRun,
+        decision: decision.outcome,
+        patchOperations: decision.patchOperations,
+        durationMs: Math.round(seconds * 1e6) / 1000,
+      };
+      if (decision.failure) {
+        metrics.errors.inc({ webhook: webhook.name, reason: decision.failure.reason });
+        log.warn({ ...entry, reason: decision.failure.reason }, decision.failure.message);
+      } else if (decision.outcome === 'denied') {
+        log.info({ ...entry, reason: decision.response.status?.message }, 'admission denied');
+      } else {
+        log.info(entry, 'admission');
+      }
+    } catch (error) {
+      if (error instanceof BadRequestError) {
+        refuse(request, response, webhook, error);
+        return;
+      }
+      // Only a bug in this package gets here; answer rather than leave the apiserver waiting.
+      metrics.errors.inc({ webhook: webhook.name, reason: 'internal' });
+      log.error({ err: error, webhook: webhook.name }, 'admission failed unexpectedly');
+      sendStatus(request, response, 500, `${webhook.path}: internal error`, { close: true });
+    }
+  }
+
+  function record(
+    webhook: Webhook,
+    operation: string,
+    outcome: Outcome,
+    seconds: number,
+    patchBytes: number,
+  ) {
+    metrics.requests.inc({ webhook: webhook.name, operation, outcome });
+    metrics.duration.observe({ webhook: webhook.name, operation }, seconds);
+    if (patchBytes > 0) metrics.patchBytes.observe({ webhook: webhook.name }, patchBytes);
+  }
+
+  return function handleRequest(request: AnyRequest, response: AnyResponse): void {
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const webhook = routes.get(path);
+    // An unread HTTP/1.1 body would otherwise be drained in full before the next request.
+    const bodiless = request.method === 'GET' || request.method === 'HEAD';
+    const close = options.draining() || !bodiless;
+    if (webhook) {
+      if (request.method === 'POST') {
+        void admission(request, response, webhook);
+        return;
+      }
+      sendStatus(request, response, 405, `${path} accepts POST only`, {
+        close,
+        headers: { allow: 'POST' },
+      });
+      return;
+    }
+    if (path === '/healthz' || path === '/readyz') {
+      const state = path === '/healthz' ? 'ready' : options.readiness();
+      const status = state === 'ready' ? 200 : 503;
+      if (!bodiless) {
+        sendStatus(request, response, 405, `${path} accepts GET only`, {
+          close,
+          headers: { allow: 'GET' },
+        });
+        return;
+      }
+      send(request, response, status, 'text/plain', state === 'ready' ? 'ok\n' : `${state}\n`, {
+        close,
+      });
+      return;
+    }
+    sendStatus(request, response, 404, `no webhook at ${path}; this server serves ${served}`, {
+      close,
+    });
+  };
+}

@@ -1,0 +1,56 @@
+// The whole admission exchange without a network: AdmissionReview text in, AdmissionReview out.
+// The server uses it for every request; tests and offline previews (what would this webhook do
+// to this Pod?) call it directly.
+import { pino, type Logger } from 'pino';
+import {
+  ADMISSION_API_VERSION,
+  type AdmissionRequest,
+  type AdmissionReviewResponse,
+} from './admission-review.js';
+import { admit, type Decision } from './admit.js';
+import { parseAdmissionReview } from './parse-review.js';
+import type { Webhook } from './webhook.js';
+
+export interface ReviewOptions {
+  /** Logger handed to the handler (`context.log`). Default: silent. */
+  logger?: Logger;
+  /** How long an asynchronous handler may take. Default 5000 ms. */
+  handlerTimeoutMs?: number;
+}
+
+export interface Review {
+  /** The request as the apiserver sent it (the handler saw a copy). */
+  request: AdmissionRequest;
+  review: AdmissionReviewResponse;
+  decision: Decision;
+}
+
+export function toReviewResponse(decision: Decision): AdmissionReviewResponse {
+  return {
+    apiVersion: ADMISSION_API_VERSION,
+    kind: 'AdmissionReview',
+    response: decision.response,
+  };
+}
+
+let silent: Logger | undefined;
+
+/**
+ * Runs `webhook` on an AdmissionReview v1 body (JSON text) and returns the AdmissionReview to
+ * send back, with the decision behind it. Throws BadRequestError when the body is not a valid
+ * AdmissionReview; a failing handler never throws (its failure mode decides the answer).
+ */
+export async function reviewAdmission(
+  webhook: Webhook,
+  body: string,
+  options: ReviewOptions = {},
+): Promise<Review> {
+  const request = parseAdmissionReview(body);
+  // A second parse gives the handler its own deep copy, cheaper than cloning the first.
+  const copy = parseAdmissionReview(body);
+  const decision = await admit(webhook, request, copy, {
+    log: options.logger ?? (silent ??= pino({ level: 'silent' })),
+    handlerTimeoutMs: options.handlerTimeoutMs ?? 5000,
+  });
+  return { request, review: toReviewResponse(decision), decision };
+}

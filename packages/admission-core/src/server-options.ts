@@ -1,0 +1,103 @@
+// The admission server's options, their defaults, and the checks that turn a mistake (two
+// webhooks on one path, a negative limit) into an error at construction instead of at 3 a.m.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { TlsFiles, TlsPair } from './tls-files.js';
+import type { Webhook } from './webhook.js';
+
+export interface AdmissionServerOptions {
+  webhooks: readonly Webhook[];
+  /** Certificate and key files (watched and reloaded when they change) or PEM strings. */
+  tls: TlsFiles | TlsPair;
+  /** HTTPS port. Default 8443; 0 picks a free port (see `start()`'s answer). */
+  port?: number;
+  /** Address to listen on. Default: every interface. */
+  host?: string;
+  /** Plain-HTTP port for `GET /metrics`. Default 9090; 0 picks a free port; false: none. */
+  metricsPort?: number | false;
+  /** Address for the metrics port. Default: every interface. */
+  metricsHost?: string;
+  /** Default: pino at level info, JSON to stdout. */
+  logger?: Logger;
+  /** Registry for the metrics. Default: a new one, with Node's process metrics. */
+  registry?: Registry;
+  /** Largest accepted body. Default 3 MiB (the apiserver's own request limit). */
+  maxBodyBytes?: number;
+  /** Time allowed to receive the whole body. Default 10000 ms. */
+  bodyTimeoutMs?: number;
+  /** Time an asynchronous handler may take before its failure mode answers. Default 5000 ms. */
+  handlerTimeoutMs?: number;
+  /** Longest graceful drain on close() before connections are cut. Default 20000 ms. */
+  shutdownTimeoutMs?: number;
+  /** Re-read the TLS files this often even without a change event. Default 60000 ms. */
+  tlsPollIntervalMs?: number;
+}
+
+export type ResolvedOptions = Required<
+  Omit<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry'>
+> &
+  Pick<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry'>;
+
+const RESERVED = new Set(['/healthz', '/readyz']);
+
+function checkNumber(name: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) {
+    throw new TypeError(
+      `createAdmissionServer: ${name} must be an integer ≥ ${min}, got ${String(value)}`,
+    );
+  }
+}
+
+export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    port: 8443,
+    metricsPort: 9090,
+    maxBodyBytes: 3 * 1024 * 1024,
+    bodyTimeoutMs: 10_000,
+    handlerTimeoutMs: 5_000,
+    shutdownTimeoutMs: 20_000,
+    tlsPollIntervalMs: 60_000,
+    ...options,
+  };
+  const { webhooks, tls } = resolved;
+  const list: unknown = webhooks;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new TypeError('createAdmissionServer: webhooks must list at least one webhook');
+  }
+  const paths = new Map<string, string>();
+  const names = new Set<string>();
+  for (const webhook of webhooks) {
+    if (RESERVED.has(webhook.path)) {
+      throw new TypeError(
+        `createAdmissionServer: webhook ${webhook.name} uses the reserved path ${webhook.path}`,
+      );
+    }
+    const other = paths.get(webhook.path);
+    if (other !== undefined) {
+      throw new TypeError(
+        `createAdmissionServer: webhooks ${other} and ${webhook.name} share the path ${webhook.path}`,
+      );
+    }
+    if (names.has(webhook.name)) {
+      throw new TypeError(`createAdmissionServer: two webhooks are named ${webhook.name}`);
+    }
+    paths.set(webhook.path, webhook.name);
+    names.add(webhook.name);
+  }
+  const files =
+    'certFile' in tls && typeof tls.certFile === 'string' && typeof tls.keyFile === 'string';
+  const pems = 'cert' in tls && typeof tls.cert === 'string' && typeof tls.key === 'string';
+  if (files === pems) {
+    throw new TypeError(
+      'createAdmissionServer: tls must be { certFile, keyFile } or { cert, key }',
+    );
+  }
+  checkNumber('port', resolved.port, 0);
+  if (resolved.metricsPort !== false) checkNumber('metricsPort', resolved.metricsPort, 0);
+  checkNumber('maxBodyBytes', resolved.maxBodyBytes, 1);
+  checkNumber('bodyTimeoutMs', resolved.bodyTimeoutMs, 1);
+  checkNumber('handlerTimeoutMs', resolved.handlerTimeoutMs, 1);
+  checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
+  checkNumber('tlsPollIntervalMs', resolved.tlsPollIntervalMs, 1);
+  return resolved;
+}
