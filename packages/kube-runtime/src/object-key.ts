@@ -7,7 +7,7 @@ export interface ObjectRef {
 }
 
 interface HasMetadata {
-  metadata?: { namespace?: string; name?: string };
+  metadata?: { namespace?: string | undefined; name?: string | undefined } | undefined;
 }
 
 export function objectKey(obj: HasMetadata): string {
