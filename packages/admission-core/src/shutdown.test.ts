@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { admissionReviewFor } from './review-builder.js';
+import { closeOnSignals } from './signals.js';
+import { h2Session, postH1, postH2 } from './testing/https-client.js';
+import { notebookPod } from './testing/notebook-pod.js';
+import { startTestServer, type TestServer } from './testing/test-server.js';
+import { defineMutatingWebhook } from './webhook.js';
+
+/** A webhook whose handlers wait until the test releases them. */
+function gatedWebhook() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered = 0;
+  const webhook = defineMutatingWebhook({
+    name: 'slow',
+    path: '/mutate/slow',
+    failureMode: 'deny',
+    async mutate(request) {
+      entered += 1;
+      await released;
+      Object.assign(request.object, { drained: true });
+      return { allowed: true };
+    },
+  });
+  return { webhook, release, entered: () => entered };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const body = JSON.stringify(admissionReviewFor({ object: notebookPod() }));
+let t: TestServer | undefined;
+
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+describe('graceful close', () => {
+  it('lets admissions in flight on HTTP/1.1 and HTTP/2 finish, and refuses new connections', async () => {
+    const gate = gatedWebhook();
+    t = await startTestServer({ webhooks: [gate.webhook] });
+    const { port, certs } = t;
+    const session = await h2Session(port, certs.caCert);
+    const inFlight = [
+      postH1(port, '/mutate/slow', body, { ca: certs.caCert }),
+      postH2(session, '/mutate/slow', body),
+    ];
+    await until(() => gate.entered() === 2);
+    let closed = false;
+    const closing = t.server.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(postH1(port, '/healthz', '', { ca: certs.caCert, method: 'GET' })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    expect(closed).toBe(false);
+    gate.release();
+    for (const answer of await Promise.all(inFlight)) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toContain('"patchType":"JSONPatch"');
+    }
+    await closing;
+    expect(session.closed || session.destroyed).toBe(true);
+  });
+
+  it('cuts connections that outlive shutdownTimeoutMs', async () => {
+    const gate = gatedWebhook();
+    t = await startTestServer({
+      webhooks: [gate.webhook],
+      shutdownTimeoutMs: 100,
+      handlerTimeoutMs: 60_000,
+    });
+    const stuck = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
+    await until(() => gate.entered() === 1);
+    await t.server.close();
+    await expect(stuck).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(t.logs.some((l) => l.msg === 'cut connections still open after shutdownTimeoutMs')).toBe(
+      true,
+    );
+    gate.release();
+  });
+});
+
+describe('closeOnSignals', () => {
+  it('drains on SIGTERM, then exits 0', async () => {
+    const gate = gatedWebhook();
+    t = await startTestServer({ webhooks: [gate.webhook] });
+    const exit = vi.fn();
+    const stop = closeOnSignals(t.server, { signals: ['SIGTERM'], exit });
+    try {
+      const inFlight = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
+      await until(() => gate.entered() === 1);
+      process.emit('SIGTERM', 'SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(exit).not.toHaveBeenCalled();
+      gate.release();
+      expect((await inFlight).status).toBe(200);
+      await vi.waitFor(() => {
+        expect(exit).toHaveBeenCalledWith(0);
+      });
+    } finally {
+      stop();
+    }
+  });
+
+  it('exits 1 at once on a second signal', () => {
+    const exit = vi.fn();
+    const stop = closeOnSignals(
+      { close: () => new Promise<void>(() => undefined) },
+      { signals: ['SIGTERM'], exit },
+    );
+    try {
+      process.emit('SIGTERM', 'SIGTERM');
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(exit).toHaveBeenCalledWith(1);
+    } finally {
+      stop();
+    }
+  });
+});
