@@ -12,11 +12,6 @@ describe('kfx', () => {
     expect(stdout).toMatch(/demo\s+Run the kfx demo/);
   });
 
-  it('runs the demo and exits 0', async () => {
-    const { stdout } = await run(process.execPath, [main, 'demo']);
-    expect(stdout).toContain('kfx demo');
-  });
-
   it('fails with a usage message on an unknown command', async () => {
     await expect(run(process.execPath, [main, 'nope'])).rejects.toMatchObject({ code: 1 });
   });

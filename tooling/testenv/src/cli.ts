@@ -1,0 +1,65 @@
+// kfx-testenv: build the control-plane binaries ahead of the tests, or start a control plane
+// to explore by hand.
+//   kfx-testenv binaries        build what is missing, print where each binary is
+//   kfx-testenv start [--kwok]  start one and keep it until Ctrl-C
+import { parseArgs } from 'node:util';
+import { BINARY_NAMES } from './binaries.js';
+import { BinaryBuildError, ensureBinaries } from './build.js';
+import { startControlPlane } from './control-plane.js';
+
+const usage = `Usage:
+  kfx-testenv binaries          build the missing control-plane binaries; print their paths
+  kfx-testenv start [--full]    start etcd + kube-apiserver (--full: also controller-manager,
+                                scheduler and kwok) and keep them running until Ctrl-C
+
+Binaries come from KUBEBUILDER_ASSETS when it holds them, else from a cache under
+\${XDG_CACHE_HOME:-~/.cache}/kfx (or KFX_CACHE_DIR), built with Go on first need.
+`;
+
+const log = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { full: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(usage);
+    return values.help ? 0 : 2;
+  }
+  if (command === 'binaries') {
+    const paths = await ensureBinaries(BINARY_NAMES, log);
+    for (const name of BINARY_NAMES) process.stdout.write(`${name}\t${paths[name]}\n`);
+    return 0;
+  }
+  if (command === 'start') {
+    const env = await startControlPlane({
+      components: values.full ? ['controller-manager', 'scheduler', 'kwok'] : [],
+      progress: log,
+    });
+    process.stdout.write(
+      `Control plane ready at ${env.server}\n  export KUBECONFIG=${env.kubeconfigPath}\nCtrl-C stops it.\n`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await env.stop();
+    return 0;
+  }
+  process.stderr.write(`kfx-testenv: unknown command ${JSON.stringify(command)}\n\n${usage}`);
+  return 2;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `kfx-testenv: ${error instanceof BinaryBuildError || error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,366 @@
+// A real Kubernetes control plane on 127.0.0.1, the way controller-runtime's envtest starts
+// one: etcd and kube-apiserver always; kube-controller-manager, kube-scheduler and kwok (fake
+// nodes whose pods "run") when a test needs namespaces deleted, garbage collection or Jobs.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { ensureBinaries, type Progress } from './build.js';
+import type { BinaryName } from './binaries.js';
+import { fakeNode, kwokConfigYaml } from './kwok.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { applyManifests, CRDS, installCrds } from './objects.js';
+import { writePki, SERVICE_CIDR, type ControlPlanePki } from './pki.js';
+import { freePort } from './ports.js';
+import { startComponent, startReaper, type Component } from './processes.js';
+import { waitFor } from './wait.js';
+
+export type OptionalComponent = 'controller-manager' | 'scheduler' | 'kwok';
+
+export interface ControlPlaneOptions {
+  /** Extra components. Jobs need all three; garbage collection needs controller-manager. */
+  components?: readonly OptionalComponent[];
+  /** Fake nodes when kwok runs. Default 1 (`kwok-node-0`). */
+  nodes?: number;
+  /** Install the Kubeflow Profile CRD. Default true. */
+  profileCrd?: boolean;
+  /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
+  apiServerFlags?: readonly string[];
+  /** Extra kwok configuration documents (ClusterLogs, Stages). */
+  kwokConfig?: readonly object[];
+  /** Where start-up progress goes. Default: nowhere. */
+  progress?: Progress;
+  /** Seconds to wait for each component. Default 60. */
+  startTimeoutSeconds?: number;
+}
+
+export interface ControlPlane {
+  /** https://127.0.0.1:<port> */
+  server: string;
+  /** Admin (system:masters) credentials, embedded. */
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  /** PEM of the CA that signed the apiserver's certificate and the client certificates. */
+  caCert: string;
+  /** The folder holding certificates, data and component logs; removed by stop(). */
+  dir: string;
+  /** Log file of each running component, by name. */
+  logFiles: Record<string, string>;
+  /** A kubeconfig (file and object) for another user, e.g. to test RBAC denials. */
+  userKubeconfig(
+    user: string,
+    groups?: readonly string[],
+  ): { path: string; kubeConfig: KubeConfig };
+  /** Stops and starts kube-apiserver on the same port and data (etcd keeps running). */
+  restartApiServer(): Promise<void>;
+  /** Stops every component, leaves no process behind, removes `dir` (unless KFX_TESTENV_KEEP=1). */
+  stop(): Promise<void>;
+}
+
+export class ControlPlaneStartError extends Error {
+  constructor(component: string, reason: string, logTail: string) {
+    super(
+      `${component} did not start: ${reason}${logTail ? `\n--- last lines of ${component}.log ---\n${logTail}` : ''}`,
+    );
+    this.name = 'ControlPlaneStartError';
+  }
+}
+
+function httpsGet(url: string, pki: ControlPlanePki): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key, timeout: 5000 },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitHealthy(
+  component: Component,
+  check: () => Promise<string | true>,
+  timeoutMs: number,
+): Promise<void> {
+  const outcome = await waitFor(
+    async () => {
+      // A component that exited will never become healthy: stop waiting at once.
+      if (component.child.exitCode !== null || component.child.signalCode !== null) {
+        return {
+          done: true,
+          value: `exited with ${component.child.signalCode ?? component.child.exitCode}`,
+        };
+      }
+      const result = await check();
+      return result === true ? { done: true, value: undefined } : { done: false, saw: result };
+    },
+    { description: `${component.name} to be healthy`, timeoutMs, intervalMs: 100 },
+  ).catch((error: unknown) => (error as Error).message);
+  if (outcome !== undefined)
+    throw new ControlPlaneStartError(component.name, outcome, component.tail());
+}
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const components = new Set(options.components ?? []);
+  const progress = options.progress ?? (() => undefined);
+  const timeoutMs = (options.startTimeoutSeconds ?? 60) * 1000;
+  const needed: BinaryName[] = ['etcd', 'kube-apiserver'];
+  if (components.has('controller-manager')) needed.push('kube-controller-manager');
+  if (components.has('scheduler')) needed.push('kube-scheduler');
+  if (components.has('kwok')) needed.push('kwok');
+  const bin = await ensureBinaries(needed, progress);
+
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
+  startReaper(dir);
+  const running: Component[] = [];
+  const logFiles: Record<string, string> = {};
+  const start = (name: string, binary: string, args: string[]) => {
+    const c = startComponent(dir, name, binary, args);
+    running.push(c);
+    logFiles[name] = c.logFile;
+    return c;
+  };
+  const stopAll = async () => {
+    for (const c of [...running].reverse()) await c.stop();
+    running.length = 0;
+  };
+
+  try {
+    const pki = writePki(dir);
+    const f = pki.files;
+    const [etcdClient, etcdPeer, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const server = `https://127.0.0.1:${apiPort}`;
+
+    // etcd: fsync off, a test cluster has nothing to keep.
+    progress('starting etcd');
+    mkdirSync(join(dir, 'etcd'), { mode: 0o700 });
+    const etcd = start('etcd', bin.etcd, [
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ]);
+    await waitHealthy(
+      etcd,
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${etcdClient}/health`).catch(
+          (e: unknown) => e as Error,
+        );
+        return res instanceof Error ? res.message : res.ok || `HTTP ${res.status}`;
+      },
+      timeoutMs,
+    );
+
+    const apiServerArgs = [
+      `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${join(dir, 'apiserver-certs')}`,
+      `--tls-cert-file=${f.servingCert}`,
+      `--tls-private-key-file=${f.servingKey}`,
+      `--client-ca-file=${f.caCert}`,
+      `--service-account-key-file=${f.serviceAccountPub}`,
+      `--service-account-signing-key-file=${f.serviceAccountKey}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      '--api-audiences=https://kubernetes.default.svc.cluster.local',
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--authorization-mode=RBAC',
+      '--allow-privileged=true',
+      // As envtest: no token controller runs for service accounts that tests never create.
+      '--disable-admission-plugins=ServiceAccount',
+      // kwok serves container logs as the kubelet would; the apiserver reaches it as admin.
+      `--kubelet-client-certificate=${f.adminCert}`,
+      `--kubelet-client-key=${f.adminKey}`,
+      '--kubelet-preferred-address-types=InternalIP',
+      '--profiling=false',
+      // 127.0.0.1 cannot back the kubernetes Service's endpoints; in-cluster clients are not simulated.
+      '--endpoint-reconciler-type=none',
+      ...(options.apiServerFlags ?? []),
+    ];
+    const startApiServer = async () => {
+      progress('starting kube-apiserver');
+      const apiserver = start('kube-apiserver', bin['kube-apiserver'], apiServerArgs);
+      await waitHealthy(
+        apiserver,
+        async () => {
+          const res = await httpsGet(`${server}/readyz`, pki).catch((e: unknown) => e as Error);
+          if (res instanceof Error) return res.message;
+          return res.status === 200 || `/readyz answered ${res.status}: ${res.body.slice(0, 300)}`;
+        },
+        timeoutMs,
+      );
+      return apiserver;
+    };
+    let apiserver = await startApiServer();
+
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    const kubeConfig = writeKubeconfig(kubeconfigPath, {
+      server,
+      caCert: pki.ca.cert,
+      user: 'kfx-testenv-admin',
+      clientCert: pki.admin.cert,
+      clientKey: pki.admin.key,
+    });
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    await waitFor(
+      async () => {
+        const ns = await core.readNamespace({ name: 'default' });
+        return { done: true, value: ns };
+      },
+      { description: 'the default namespace', timeoutMs },
+    );
+
+    const crds = [
+      ...(options.profileCrd === false ? [] : [CRDS.kubeflowProfile]),
+      ...(components.has('kwok') ? [CRDS.kwokLogs] : []),
+    ];
+    if (crds.length > 0) await installCrds(kubeConfig, crds);
+
+    if (components.has('controller-manager')) {
+      progress('starting kube-controller-manager');
+      const kcmPort = await freePort();
+      const kcm = start('kube-controller-manager', bin['kube-controller-manager'], [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${kcmPort}`,
+        // Serve with the apiserver's certificate (SAN 127.0.0.1), so health checks can verify it.
+        `--tls-cert-file=${f.servingCert}`,
+        `--tls-private-key-file=${f.servingKey}`,
+        '--leader-elect=false',
+        `--service-account-private-key-file=${f.serviceAccountKey}`,
+        `--root-ca-file=${f.caCert}`,
+        `--cluster-signing-cert-file=${f.caCert}`,
+        `--cluster-signing-key-file=${f.caKey}`,
+        '--use-service-account-credentials=false',
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        '--controllers=*,-nodeipam',
+      ]);
+      await waitHealthy(
+        kcm,
+        () =>
+          httpsGet(`https://127.0.0.1:${kcmPort}/healthz`, pki).then(
+            (r) => r.status === 200 || `healthz ${r.status}`,
+            (e: unknown) => (e as Error).message,
+          ),
+        timeoutMs,
+      );
+    }
+
+    if (components.has('scheduler')) {
+      progress('starting kube-scheduler');
+      const schedPort = await freePort();
+      const scheduler = start('kube-scheduler', bin['kube-scheduler'], [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${schedPort}`,
+        `--tls-cert-file=${f.servingCert}`,
+        `--tls-private-key-file=${f.servingKey}`,
+        '--leader-elect=false',
+      ]);
+      await waitHealthy(
+        scheduler,
+        () =>
+          httpsGet(`https://127.0.0.1:${schedPort}/healthz`, pki).then(
+            (r) => r.status === 200 || `healthz ${r.status}`,
+            (e: unknown) => (e as Error).message,
+          ),
+        timeoutMs,
+      );
+    }
+
+    if (components.has('kwok')) {
+      progress('starting kwok');
+      const kwokPort = await freePort();
+      const kwokConfig = join(dir, 'kwok.yaml');
+      writeFileSync(
+        kwokConfig,
+        kwokConfigYaml({ serverPort: kwokPort, extra: options.kwokConfig ?? [] }),
+      );
+      const kwok = start('kwok', bin.kwok, [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--config=${kwokConfig}`,
+      ]);
+      await waitHealthy(
+        kwok,
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${kwokPort}/healthz`).catch(
+            (e: unknown) => e as Error,
+          );
+          return res instanceof Error ? res.message : res.ok || `HTTP ${res.status}`;
+        },
+        timeoutMs,
+      );
+      const nodes = Array.from({ length: options.nodes ?? 1 }, (_, i) =>
+        fakeNode(`kwok-node-${i}`),
+      );
+      await applyManifests(kubeConfig, nodes);
+      await waitFor(
+        async () => {
+          const list = await core.listNode({ labelSelector: 'type=kwok' });
+          const ready = list.items.filter((n) =>
+            n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+          );
+          return ready.length === nodes.length
+            ? { done: true, value: undefined }
+            : { done: false, saw: `${ready.length}/${nodes.length} kwok nodes Ready` };
+        },
+        { description: 'kwok nodes to be Ready', timeoutMs },
+      );
+    }
+
+    let stopped = false;
+    return {
+      server,
+      kubeConfig,
+      kubeconfigPath,
+      caCert: pki.ca.cert,
+      dir,
+      logFiles,
+      userKubeconfig(user, groups = []) {
+        const cred = pki.ca.issue({ commonName: user, organizations: groups, usage: 'client' });
+        const path = join(dir, `kubeconfig-${user.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+        const kc = writeKubeconfig(path, {
+          server,
+          caCert: pki.ca.cert,
+          user,
+          clientCert: cred.cert,
+          clientKey: cred.key,
+        });
+        return { path, kubeConfig: kc };
+      },
+      async restartApiServer() {
+        await apiserver.stop();
+        running.splice(running.indexOf(apiserver), 1);
+        apiserver = await startApiServer();
+      },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await stopAll();
+        if (process.env.KFX_TESTENV_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    if (process.env.KFX_TESTENV_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

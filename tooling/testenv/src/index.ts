@@ -1,0 +1,35 @@
+export {
+  BINARY_NAMES,
+  binaryCacheDir,
+  lookUpBinaries,
+  type BinaryName,
+  type BinaryPaths,
+} from './binaries.js';
+export {
+  BinaryBuildError,
+  ensureBinaries,
+  readBuildRecord,
+  type BuildRecord,
+  type Progress,
+} from './build.js';
+export {
+  ControlPlaneStartError,
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneOptions,
+  type OptionalComponent,
+} from './control-plane.js';
+export { KWOK_ANNOTATIONS } from './kwok.js';
+export { kubeconfigYaml, type KubeconfigInput } from './kubeconfig.js';
+export {
+  applyManifests,
+  CRDS,
+  FIELD_MANAGER,
+  installCrds,
+  toObjects,
+  type Manifests,
+} from './objects.js';
+export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
+export { freePort } from './ports.js';
+export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';
+export { registerWebhook, type WebhookRegistration } from './webhooks.js';

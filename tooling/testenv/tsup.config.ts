@@ -1,0 +1,7 @@
+import { kfxBuild } from '@kfx/tsup-config';
+
+export default kfxBuild({
+  entry: ['src/index.ts', 'src/cli.ts', 'src/reaper.ts'],
+  bin: true,
+  dts: true,
+});
