@@ -111,13 +111,14 @@ export abstract class KubeVerbs {
     return { ...list, metadata: { ...list.metadata, continue: '' }, items };
   }
 
+  /** Creates; the answer also has what the server added (uid, resourceVersion, …). */
   create<T extends KubeObject>(
     ref: ResourceRef,
     object: T,
     options: WriteOptions = {},
-  ): Promise<T> {
+  ): Promise<T & KubeObject> {
     const path = resourcePath(ref, { namespace: namespaceOf(ref, object, options) });
-    return this.request<T>('POST', path, { ...write(options), body: object });
+    return this.request<T & KubeObject>('POST', path, { ...write(options), body: object });
   }
 
   /** PUT: replaces the object; `metadata.resourceVersion` makes it conditional. */
@@ -125,9 +126,9 @@ export abstract class KubeVerbs {
     ref: ResourceRef,
     object: T,
     options: WriteOptions = {},
-  ): Promise<T> {
+  ): Promise<T & KubeObject> {
     const path = objectPath(ref, object, options);
-    return this.request<T>('PUT', path, { ...write(options), body: object });
+    return this.request<T & KubeObject>('PUT', path, { ...write(options), body: object });
   }
 
   patch<T extends KubeObject>(
@@ -146,13 +147,13 @@ export abstract class KubeVerbs {
     ref: ResourceRef,
     object: T,
     options: WriteOptions & { fieldManager: string; force?: boolean | undefined },
-  ): Promise<T> {
+  ): Promise<T & KubeObject> {
     if (!options.fieldManager) throw new Error(`apply ${ref.resource}: a fieldManager is required`);
     const path = objectPath(ref, object, options);
     const request = write(options);
     request.query = { ...request.query, force: options.force };
     // JSON is YAML: the apply content type takes a JSON body as it is.
-    return this.request<T>('PATCH', path, {
+    return this.request<T & KubeObject>('PATCH', path, {
       ...request,
       body: object,
       contentType: 'application/apply-patch+yaml',
