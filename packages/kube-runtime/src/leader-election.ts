@@ -1,0 +1,290 @@
+// Leader election on a coordination.k8s.io Lease, for hot standbys: every replica runs an
+// elector; the holder renews the Lease every retry period, the others poll it and take over
+// once it has not changed for a whole lease duration (measured on their own clock, so clock
+// skew between nodes does not matter). Writes carry the resourceVersion read, so two candidates
+// can never both win. A graceful stop releases the Lease, so a standby takes over at once.
+import type { Gauge, Registry } from 'prom-client';
+import { isAborted, sleep } from './backoff.js';
+import type { KubeClient } from './client.js';
+import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import { leaseRecord, microTime, type Lease } from './lease.js';
+import type { Logger } from './logger.js';
+import { gauge } from './metrics.js';
+import { resources } from './resources.js';
+
+export interface LeaderElectorOptions {
+  client: KubeClient;
+  /** Namespace and name of the Lease. */
+  namespace: string;
+  name: string;
+  /** Unique per replica, e.g. the Pod name. */
+  identity: string;
+  /** How long a Lease stays valid without renewal. Default 15. */
+  leaseDurationSeconds?: number | undefined;
+  /** A leader that could not renew for this long steps down. Default 10. */
+  renewDeadlineSeconds?: number | undefined;
+  /** Time between renewals and between a standby's polls. Default 2. */
+  retryPeriodSeconds?: number | undefined;
+  logger?: Logger | undefined;
+  /** For the `kfx_leader_election_leader` gauge. Default: the client's registry. */
+  registry?: Registry | undefined;
+}
+
+export interface LeaderCallbacks {
+  /**
+   * Called on becoming leader; `signal` aborts when leadership ends. Return (or resolve) once
+   * the work has stopped after the abort. A rejection makes the elector step down.
+   */
+  onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  /** Called after leadership ended (lost, or stopped). */
+  onStoppedLeading?: (() => void) | undefined;
+  /** Called when another holder is first seen. */
+  onNewLeader?: ((identity: string) => void) | undefined;
+}
+
+export class LeaderElector {
+  readonly #o: {
+    client: KubeClient;
+    namespace: string;
+    name: string;
+    identity: string;
+    leaseDurationSeconds: number;
+    renewDeadlineSeconds: number;
+    retryPeriodSeconds: number;
+  };
+  readonly #logger: Logger;
+  readonly #gauge: Gauge<'lease'>;
+  #observed = '';
+  #observedAt = 0;
+  #holder: string | undefined;
+  #leading = false;
+  #stop = new AbortController();
+  #running: Promise<void> | undefined;
+
+  constructor(options: LeaderElectorOptions) {
+    const o = {
+      client: options.client,
+      namespace: options.namespace,
+      name: options.name,
+      identity: options.identity,
+      leaseDurationSeconds: options.leaseDurationSeconds ?? 15,
+      renewDeadlineSeconds: options.renewDeadlineSeconds ?? 10,
+      retryPeriodSeconds: options.retryPeriodSeconds ?? 2,
+    };
+    for (const key of ['namespace', 'name', 'identity'] as const) {
+      if (!o[key]) throw new Error(`LeaderElector: options.${key} is required`);
+    }
+    if (!(o.renewDeadlineSeconds < o.leaseDurationSeconds)) {
+      throw new Error('LeaderElector: renewDeadlineSeconds must be less than leaseDurationSeconds');
+    }
+    if (!(o.retryPeriodSeconds > 0 && o.retryPeriodSeconds < o.renewDeadlineSeconds)) {
+      throw new Error(
+        'LeaderElector: retryPeriodSeconds must be above 0 and below renewDeadlineSeconds',
+      );
+    }
+    this.#o = o;
+    this.#logger = (options.logger ?? options.client.logger).child({
+      lease: `${o.namespace}/${o.name}`,
+      identity: o.identity,
+    });
+    this.#gauge = gauge(
+      options.registry ?? options.client.registry,
+      'kfx_leader_election_leader',
+      '1 while this replica holds the Lease',
+      ['lease'],
+    );
+    this.#gauge.set({ lease: this.#leaseLabel }, 0);
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** The holder last seen on the Lease (this replica's identity while leading). */
+  get leader(): string | undefined {
+    return this.#holder;
+  }
+
+  /** Campaigns, leads, and campaigns again after a loss, until `stop()` or `signal` aborts. */
+  run(callbacks: LeaderCallbacks, signal?: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error('LeaderElector.run() was already called');
+    signal?.addEventListener(
+      'abort',
+      () => {
+        this.#stop.abort(signal.reason);
+      },
+      { once: true },
+    );
+    this.#running = this.#loop(callbacks, this.#stop.signal);
+    return this.#running;
+  }
+
+  /** Stops leading (waiting for the work to end), releases the Lease and stops campaigning. */
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error('leader elector stopped'));
+    await this.#running;
+  }
+
+  get #leaseLabel(): string {
+    return `${this.#o.namespace}/${this.#o.name}`;
+  }
+
+  async #loop(callbacks: LeaderCallbacks, stop: AbortSignal): Promise<void> {
+    const retryMs = this.#o.retryPeriodSeconds * 1000;
+    while (!stop.aborted) {
+      if (!(await this.#tryAcquireOrRenew(stop, callbacks))) {
+        // Jitter keeps standbys from polling in step.
+        await sleep(retryMs * (1 + Math.random() * 0.2), stop).catch(() => undefined);
+        continue;
+      }
+      await this.#lead(callbacks, stop);
+    }
+  }
+
+  async #lead(callbacks: LeaderCallbacks, stop: AbortSignal): Promise<void> {
+    this.#setLeading(true);
+    this.#logger.info('became leader');
+    const term = new AbortController();
+    const failed = new AbortController();
+    const work = (async () => callbacks.onStartedLeading(term.signal))().catch((error: unknown) => {
+      this.#logger.error({ err: error }, 'onStartedLeading failed; stepping down');
+      failed.abort();
+    });
+    const renewDeadlineMs = this.#o.renewDeadlineSeconds * 1000;
+    let renewedAt = Date.now();
+    const until = AbortSignal.any([stop, failed.signal]);
+    while (!until.aborted) {
+      await sleep(this.#o.retryPeriodSeconds * 1000, until).catch(() => undefined);
+      if (isAborted(until)) break;
+      if (await this.#tryAcquireOrRenew(until, callbacks)) renewedAt = Date.now();
+      else if (this.#holder !== this.#o.identity || Date.now() - renewedAt > renewDeadlineMs) break;
+    }
+    term.abort(new Error('leadership ended'));
+    await work;
+    const graceful = stop.aborted || failed.signal.aborted;
+    if (graceful) await this.#release();
+    this.#setLeading(false);
+    this.#logger.info(graceful ? 'released leadership' : 'lost leadership');
+    try {
+      callbacks.onStoppedLeading?.();
+    } catch (error) {
+      this.#logger.error({ err: error }, 'onStoppedLeading threw');
+    }
+    // After a failed term, give the others one retry period to take over.
+    if (failed.signal.aborted && !stop.aborted) {
+      await sleep(this.#o.retryPeriodSeconds * 1000, stop).catch(() => undefined);
+    }
+  }
+
+  #setLeading(leading: boolean): void {
+    this.#leading = leading;
+    this.#gauge.set({ lease: this.#leaseLabel }, leading ? 1 : 0);
+  }
+
+  async #tryAcquireOrRenew(stop: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
+    const { client, namespace, name, identity, leaseDurationSeconds } = this.#o;
+    const signal = AbortSignal.any([
+      stop,
+      AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000),
+    ]);
+    const now = microTime();
+    try {
+      let lease: Lease;
+      try {
+        lease = await client.get<Lease>(resources.leases, name, { namespace, signal });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        const spec = {
+          holderIdentity: identity,
+          leaseDurationSeconds,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: 0,
+        };
+        await client.create<Lease>(
+          resources.leases,
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name, namespace },
+            spec,
+          },
+          { signal },
+        );
+        this.#observe(spec, callbacks);
+        return true;
+      }
+      const spec = lease.spec ?? {};
+      this.#observe(spec, callbacks);
+      const holder = spec.holderIdentity ?? '';
+      const durationMs = (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
+      if (holder !== '' && holder !== identity && Date.now() < this.#observedAt + durationMs)
+        return false;
+      const mine = holder === identity;
+      const next = {
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: mine ? spec.acquireTime : now,
+        renewTime: now,
+        leaseTransitions: mine ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
+      };
+      // The resourceVersion makes this a compare-and-swap: of two racing candidates one gets 409.
+      await client.replace<Lease>(resources.leases, { ...lease, spec: next }, { signal });
+      this.#observe(next, callbacks);
+      return true;
+    } catch (error) {
+      if (stop.aborted) return false;
+      if (isConflict(error) || isAlreadyExists(error)) {
+        this.#logger.debug('lost a race for the lease');
+      } else {
+        this.#logger.warn({ err: error }, 'could not read or write the lease');
+      }
+      return false;
+    }
+  }
+
+  #observe(spec: Lease['spec'], callbacks: LeaderCallbacks): void {
+    const record = leaseRecord(spec);
+    if (record === this.#observed) return;
+    this.#observed = record;
+    this.#observedAt = Date.now();
+    // A released Lease has an empty holder.
+    const holder = spec?.holderIdentity === '' ? undefined : spec?.holderIdentity;
+    if (holder !== this.#holder) {
+      this.#holder = holder;
+      if (holder !== undefined && holder !== this.#o.identity) {
+        this.#logger.info({ leader: holder }, 'new leader');
+        try {
+          callbacks.onNewLeader?.(holder);
+        } catch (error) {
+          this.#logger.error({ err: error }, 'onNewLeader threw');
+        }
+      }
+    }
+  }
+
+  /** Empties the holder so that a standby need not wait for the lease to expire. */
+  async #release(): Promise<void> {
+    const { client, namespace, name, identity } = this.#o;
+    const signal = AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000);
+    try {
+      const lease = await client.get<Lease>(resources.leases, name, { namespace, signal });
+      if (lease.spec?.holderIdentity !== identity) return;
+      const now = microTime();
+      const spec = {
+        ...lease.spec,
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+      };
+      await client.replace<Lease>(resources.leases, { ...lease, spec }, { signal });
+      this.#holder = undefined;
+    } catch (error) {
+      this.#logger.warn(
+        { err: error },
+        'could not release the lease; standbys will wait for it to expire',
+      );
+    }
+  }
+}
