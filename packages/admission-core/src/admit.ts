@@ -11,7 +11,7 @@ import {
   type HandlerFailureReason,
 } from './handler-call.js';
 import { objectRef } from './object-ref.js';
-import { buildPatch } from './patch.js';
+import { buildPatchConsuming } from './patch.js';
 import type { Webhook } from './webhook.js';
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
@@ -63,8 +63,9 @@ function fail(webhook: Webhook, request: AdmissionRequest<object>, error: unknow
 }
 
 /**
- * Asks `webhook` about `request`. `copy` is a second, independent parse of the same request: the
- * handler may change it freely while `request` stays what the apiserver sent. Never throws.
+ * Asks `webhook` about `request`. `copy` is an independent deep copy of it: the handler may change
+ * it freely. When a patch is made, `request.object` ends up patched (the check that the patch
+ * applies is done on it, saving a copy). Never throws.
  */
 export async function admit(
   webhook: Webhook,
@@ -99,7 +100,7 @@ export async function admit(
     }
     let operations;
     try {
-      operations = buildPatch(request.object, result.object ?? copy.object);
+      operations = buildPatchConsuming(request.object, result.object ?? copy.object);
     } catch (error) {
       throw new HandlerFailure('invalid-patch', messageOf(error));
     }

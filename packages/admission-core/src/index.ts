@@ -25,6 +25,7 @@ export { objectName, objectRef } from './object-ref.js';
 export { parseAdmissionReview } from './parse-review.js';
 export { buildPatch, encodePatch, InvalidPatchError, type PatchOperation } from './patch.js';
 export { reviewAdmission, type Review, type ReviewOptions } from './review-admission.js';
+export { admissionReviewFor, type ReviewFor } from './review-builder.js';
 export { createAdmissionServer, type AdmissionServer } from './server.js';
 export type { AdmissionServerOptions } from './server-options.js';
 export { closeOnSignals, type CloseOnSignalsOptions } from './signals.js';

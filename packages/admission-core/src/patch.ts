@@ -2,6 +2,7 @@
 // sent and the object the handler returned, and proves that the patch turns one into the other
 // before it leaves the process (the apiserver rejects a patch that does not apply).
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { cloneJson, sameJson } from './json-values.js';
 
 export type { Operation as PatchOperation } from 'fast-json-patch';
 
@@ -9,55 +10,57 @@ export class InvalidPatchError extends Error {
   override readonly name = 'InvalidPatchError';
 }
 
-// JSON.stringify is typed as always returning a string; it does not for undefined or functions.
-function jsonText(value: unknown): string | undefined {
-  return JSON.stringify(value);
-}
-
-/**
- * The JSON form of a value the handler returned: what the apiserver will see. Throws when the
- * value cannot be JSON (a BigInt, a cycle) or is not an object.
- */
-function toJson(mutated: unknown): object {
-  let text: string | undefined;
-  try {
-    text = jsonText(mutated);
-  } catch (error) {
-    throw new InvalidPatchError(`the returned object is not JSON: ${(error as Error).message}`);
-  }
-  const value: unknown = text === undefined ? undefined : JSON.parse(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+function diff(original: object, mutated: unknown): Operation[] {
+  if (typeof mutated !== 'object' || mutated === null || Array.isArray(mutated)) {
     throw new InvalidPatchError('the returned object is not a JSON object');
   }
-  return value;
+  try {
+    // compare() copies every value it puts in an operation through JSON, so a value JSON cannot
+    // hold (a BigInt, a cycle) throws here rather than in the apiserver.
+    return jsonPatch.compare(original, mutated);
+  } catch (error) {
+    throw new InvalidPatchError(`the returned object is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Applies `operations` to `target` in place and checks the result against `mutated`. */
+function verify(target: object, operations: Operation[], mutated: unknown): void {
+  let applied: unknown;
+  try {
+    applied = jsonPatch.applyPatch(target, operations, false, true).newDocument;
+  } catch (error) {
+    throw new InvalidPatchError(
+      `the computed patch does not apply to the original: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  if (!sameJson(applied, mutated)) {
+    throw new InvalidPatchError(
+      'the computed patch does not reproduce the returned object (are all its values plain JSON?)',
+    );
+  }
 }
 
 /**
- * The operations that turn `original` into `mutated`; `[]` when nothing changed. `original` must
- * be plain JSON (as parsed from the request). Values that JSON cannot hold in `mutated` are
- * treated the way JSON.stringify treats them (an `undefined` property is absent).
+ * The operations that turn `original` (plain JSON, as parsed from the request) into `mutated`;
+ * `[]` when nothing changed. `mutated` is read the way JSON.stringify reads it: an `undefined`
+ * property is absent. Throws InvalidPatchError when no correct patch can be made.
  *
  * The diff is index-based for arrays: append to arrays, never insert in front, or every element
  * after the insertion point becomes a `replace`.
  */
 export function buildPatch(original: object, mutated: unknown): Operation[] {
-  const target = toJson(mutated);
-  const operations = jsonPatch.compare(original, target);
-  if (operations.length === 0) return operations;
-  // compare() deep-clones the values it puts into operations, so applying them to a copy of the
-  // original and comparing with the target is an independent check.
-  const copy = jsonPatch.deepClone(original) as object;
-  let applied: unknown;
-  try {
-    applied = jsonPatch.applyPatch(copy, operations, true, true).newDocument;
-  } catch (error) {
-    throw new InvalidPatchError(
-      `the computed patch does not apply to the original: ${(error as Error).message}`,
-    );
-  }
-  if (!jsonPatch._areEquals(applied, target)) {
-    throw new InvalidPatchError('the computed patch does not reproduce the returned object');
-  }
+  const operations = diff(original, mutated);
+  if (operations.length > 0) verify(cloneJson(original), operations, mutated);
+  return operations;
+}
+
+/** buildPatch for the server's own use: `original` is consumed (it ends up patched). */
+export function buildPatchConsuming(original: object, mutated: unknown): Operation[] {
+  const operations = diff(original, mutated);
+  if (operations.length > 0) verify(original, operations, mutated);
   return operations;
 }
 

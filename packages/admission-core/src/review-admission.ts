@@ -8,6 +8,7 @@ import {
   type AdmissionReviewResponse,
 } from './admission-review.js';
 import { admit, type Decision } from './admit.js';
+import { cloneJson } from './json-values.js';
 import { parseAdmissionReview } from './parse-review.js';
 import type { Webhook } from './webhook.js';
 
@@ -19,7 +20,10 @@ export interface ReviewOptions {
 }
 
 export interface Review {
-  /** The request as the apiserver sent it (the handler saw a copy). */
+  /**
+   * The request as the apiserver sent it (the handler saw a copy), except that after a patch
+   * `request.object` has the patch applied: it is the object the apiserver will go on with.
+   */
   request: AdmissionRequest;
   review: AdmissionReviewResponse;
   decision: Decision;
@@ -46,8 +50,7 @@ export async function reviewAdmission(
   options: ReviewOptions = {},
 ): Promise<Review> {
   const request = parseAdmissionReview(body);
-  // A second parse gives the handler its own deep copy, cheaper than cloning the first.
-  const copy = parseAdmissionReview(body);
+  const copy = cloneJson(request);
   const decision = await admit(webhook, request, copy, {
     log: options.logger ?? (silent ??= pino({ level: 'silent' })),
     handlerTimeoutMs: options.handlerTimeoutMs ?? 5000,
