@@ -1,0 +1,116 @@
+// The `proxyInjector` section of the kfx-webhook configuration, checked at start-up so that a
+// typo stops the process with the key that is wrong instead of injecting a broken proxy.
+import { z } from 'zod';
+import { isIpAddress, parseCidr } from './addresses.js';
+import { ConfigError, formatIssues } from './config-issues.js';
+
+/** kubeadm's default service range; its first address is the `kubernetes` Service. */
+export const DEFAULT_SERVICE_CIDRS: readonly string[] = ['10.96.0.0/12'];
+/** The pod range most CNI set-ups (flannel, kubeadm guides) use. */
+export const DEFAULT_POD_CIDRS: readonly string[] = ['10.244.0.0/16'];
+/** Service-mesh containers manage their own traffic; a proxy setting there only gets in the way. */
+export const DEFAULT_EXCLUDED_CONTAINERS: readonly string[] = [
+  'istio-proxy',
+  'istio-init',
+  'istio-validation',
+  'linkerd-proxy',
+  'linkerd-init',
+];
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN =
+  /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const CLUSTER_DOMAIN = /^\.?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\.?$/i;
+
+function typed(expected: string) {
+  return (issue: { input?: unknown }) =>
+    issue.input === undefined ? 'Required' : `expected ${expected}`;
+}
+
+function isProxyUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+const proxyUrl = z.string({ error: typed('a URL string') }).refine(isProxyUrl, {
+  error: 'expected an http:// or https:// URL with a host, e.g. http://proxy.corp.example:3128',
+});
+
+const noProxyEntry = z.string({ error: typed('a string') }).regex(/^[^\s,]+$/, {
+  error:
+    'expected one host, domain suffix (.corp.example.com), IP address or CIDR per list item, without spaces or commas',
+});
+
+const cidr = z
+  .string({ error: typed('a CIDR string') })
+  .refine((text) => parseCidr(text) !== undefined, {
+    error: 'expected a CIDR such as 10.96.0.0/12 or fd00:10:96::/112',
+  });
+
+const list = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item, { error: typed(`a list of ${what}`) });
+
+const flag = z.boolean({ error: typed('true or false') });
+
+export const proxyInjectorConfigSchema = z
+  .strictObject(
+    {
+      httpProxy: proxyUrl.optional(),
+      httpsProxy: proxyUrl.optional(),
+      noProxy: list(noProxyEntry, 'hosts, domain suffixes, IPs or CIDRs').default(() => []),
+      fromEnvironment: flag.default(false),
+      clusterDomain: z
+        .string({ error: typed('a DNS domain') })
+        .regex(CLUSTER_DOMAIN, { error: 'expected a DNS domain such as cluster.local' })
+        .default('cluster.local'),
+      serviceCidrs: list(cidr, 'CIDRs')
+        .min(1, { error: 'expected at least one service CIDR' })
+        .default(() => [...DEFAULT_SERVICE_CIDRS]),
+      podCidrs: list(cidr, 'CIDRs').default(() => [...DEFAULT_POD_CIDRS]),
+      apiServerServiceIp: z
+        .string({ error: typed('an IP address') })
+        .refine(isIpAddress, { error: 'expected an IP address such as 10.96.0.1' })
+        .optional(),
+      excludeContainers: list(
+        z.string({ error: typed('a container name') }).regex(DNS_LABEL, {
+          error: 'expected a container name (a DNS label: lower-case letters, digits and -)',
+        }),
+        'container names',
+      ).default(() => [...DEFAULT_EXCLUDED_CONTAINERS]),
+      nodeUseEnvProxy: flag.default(false),
+      javaToolOptions: flag.default(false),
+      namespaceConfigMap: z
+        .string({ error: typed('a ConfigMap name') })
+        .regex(DNS_SUBDOMAIN, { error: 'expected a ConfigMap name (a DNS subdomain)' })
+        .optional(),
+    },
+    { error: typed('a mapping (httpProxy, httpsProxy, noProxy, ...)') },
+  )
+  .superRefine((config, context) => {
+    if (!config.fromEnvironment && !config.httpProxy && !config.httpsProxy) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          'nothing to inject: set httpProxy and/or httpsProxy, or fromEnvironment: true to take them from the webhook process',
+      });
+    }
+  });
+
+/** The section as written in YAML (defaults not applied). */
+export type ProxyInjectorConfigInput = z.input<typeof proxyInjectorConfigSchema>;
+/** The validated section, defaults applied. */
+export type ProxyInjectorConfig = z.output<typeof proxyInjectorConfigSchema>;
+
+/**
+ * Validates the section; throws a ConfigError whose lines name each bad key under `root`
+ * (e.g. `proxyInjector.serviceCidrs[0]: expected a CIDR ...`).
+ */
+export function parseProxyInjectorConfig(
+  input: unknown,
+  root = 'proxyInjector',
+): ProxyInjectorConfig {
+  const result = proxyInjectorConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ConfigError(root, formatIssues(result.error.issues, root));
+}

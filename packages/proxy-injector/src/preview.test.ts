@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { parseProxyInjectorConfig } from './config.js';
+import { previewProxyInjection } from './preview.js';
+import { ownProxyPod } from './testing/pods.js';
+
+const config = parseProxyInjectorConfig({
+  httpProxy: 'http://user:s3cret@proxy.corp:3128',
+  noProxy: ['.corp'],
+});
+
+describe('offline preview', () => {
+  it('shows the mutation of a Pod as a patch, a YAML diff and notes, and leaves the input alone', () => {
+    const pod = ownProxyPod();
+    const input = structuredClone(pod);
+    const preview = previewProxyInjection(input, config, { environment: {} });
+    expect(input).toEqual(pod);
+    expect(preview.patch.map((op) => op.path)).toEqual([
+      '/spec/containers/0/env/2',
+      '/spec/containers/0/env/3',
+    ]);
+    expect(preview.diff).toContain('--- Pod test-kubeflow/uat-runner-x2x9d\n');
+    expect(preview.diff).toContain('+        - name: NO_PROXY\n');
+    expect(preview.notes).toContain('container tests: added NO_PROXY, no_proxy');
+    expect(preview.notes).toContain(
+      "container tests: keeps its own http_proxy (the workload's setting wins)",
+    );
+    // Credentials in the proxy URL stay out of the notes.
+    expect(preview.notes[0]).toBe(
+      'HTTP_PROXY=http://user:***@proxy.corp:3128 HTTPS_PROXY=(not set)',
+    );
+  });
+
+  it("previews a Deployment's or CronJob's pod template", () => {
+    const template = { metadata: { labels: { app: 'x' } }, spec: ownProxyPod().spec };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'team-a' },
+      spec: { selector: { matchLabels: { app: 'x' } }, template },
+    };
+    const preview = previewProxyInjection(deployment, config, { environment: {} });
+    expect(preview.patch[0]?.path).toBe('/spec/template/spec/containers/0/env/2');
+    expect(preview.notes.at(-1)).toBe(
+      'the webhook changes the Pods of this Deployment when they are created, not the Deployment itself',
+    );
+    const cronJob = {
+      kind: 'CronJob',
+      metadata: { name: 'nightly' },
+      spec: { schedule: '@daily', jobTemplate: { spec: { template } } },
+    };
+    expect(previewProxyInjection(cronJob, config, { environment: {} }).patch[0]?.path).toBe(
+      '/spec/jobTemplate/spec/template/spec/containers/0/env/2',
+    );
+  });
+
+  it('shows the namespace override and the opt-out annotation', () => {
+    const overridden = previewProxyInjection(ownProxyPod(), config, {
+      environment: {},
+      namespaceConfigMap: {
+        metadata: { namespace: 'test-kubeflow', name: 'kfx-proxy' },
+        data: { HTTPS_PROXY: 'http://team:8080' },
+      },
+    });
+    expect(overridden.notes[0]).toBe('namespace override from ConfigMap test-kubeflow/kfx-proxy');
+    expect(overridden.object).toMatchObject({
+      spec: {
+        containers: [
+          {
+            env: expect.arrayContaining([
+              { name: 'HTTPS_PROXY', value: 'http://team:8080' },
+            ]) as unknown,
+          },
+        ],
+      },
+    });
+
+    const pod = ownProxyPod();
+    pod.metadata = { ...pod.metadata, annotations: { 'proxy-injector.kfx.dev/inject': 'false' } };
+    const optedOut = previewProxyInjection(pod, config, { environment: {} });
+    expect(optedOut.patch).toEqual([]);
+    expect(optedOut.diff).toBe('');
+    expect(optedOut.notes).toEqual([
+      'proxy-injector.kfx.dev/inject: "false": the Pod is admitted unchanged',
+    ]);
+  });
+
+  it('says what it expected for input it cannot preview', () => {
+    expect(() => previewProxyInjection([], config)).toThrow(
+      'expected one Kubernetes object (a YAML or JSON mapping)',
+    );
+    expect(() =>
+      previewProxyInjection({ kind: 'Service', metadata: { name: 'web' } }, config),
+    ).toThrow('Service web: not a Pod and has no pod template; expected a Pod, Deployment');
+  });
+});

@@ -1,0 +1,139 @@
+// From the validated configuration (and, with fromEnvironment, the webhook's own environment) to
+// the proxy values a Pod gets, and from those to the list of variables to inject. Pure: the
+// webhook, the offline preview and the tests all go through here.
+import { firstHostAddress, parseCidr } from './addresses.js';
+import type { ProxyInjectorConfig } from './config.js';
+import { ConfigError } from './config-issues.js';
+import { javaProxyOptions, type JavaOptions } from './java-options.js';
+import { clusterNoProxyDefaults, mergeNoProxy } from './no-proxy.js';
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export interface ProxySettings {
+  /** Undefined: HTTP_PROXY is not injected. */
+  httpProxy: string | undefined;
+  httpsProxy: string | undefined;
+  /** Configured entries, then the environment's, then the cluster defaults; de-duplicated. */
+  noProxy: readonly string[];
+  nodeUseEnvProxy: boolean;
+  javaToolOptions: boolean;
+  excludeContainers: readonly string[];
+}
+
+export interface Variable {
+  name: string;
+  value: string;
+}
+
+/** Variables that count as one setting: a container that sets any of them keeps all of them. */
+export interface VariableFamily {
+  /** Lower-case names: a container setting `HTTP_PROXY` or `http_proxy` owns the family. */
+  owners: readonly string[];
+  variables: readonly Variable[];
+}
+
+export interface InjectionPlan {
+  settings: ProxySettings;
+  families: readonly VariableFamily[];
+  /** Present when javaToolOptions is on and there is a proxy. */
+  java: JavaOptions | undefined;
+  excluded: ReadonlySet<string>;
+}
+
+/** `http://user:secret@proxy:3128` → `http://user:***@proxy:3128`, for logs and notes. */
+export function redactProxy(url: string | undefined): string {
+  if (url === undefined) return '(not set)';
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+}
+
+function fromEnv(environment: Environment, upper: string): string | undefined {
+  const value = environment[upper] ?? environment[upper.toLowerCase()];
+  const trimmed = value?.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function checkedEnvUrl(environment: Environment, upper: string): string | undefined {
+  const value = fromEnv(environment, upper);
+  if (value === undefined || URL.canParse(value)) return value;
+  throw new ConfigError('proxyInjector', [
+    `proxyInjector.fromEnvironment: the webhook's ${upper} (${redactProxy(value)}) is not a URL`,
+  ]);
+}
+
+/**
+ * The proxy values for Pods. With `fromEnvironment`, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (either
+ * case) of `environment` fill what the configuration leaves unset, and NO_PROXY entries add up.
+ */
+export function resolveProxySettings(
+  config: ProxyInjectorConfig,
+  environment: Environment = process.env,
+): ProxySettings {
+  let { httpProxy, httpsProxy } = config;
+  let environmentNoProxy: string[] = [];
+  if (config.fromEnvironment) {
+    httpProxy ??= checkedEnvUrl(environment, 'HTTP_PROXY');
+    httpsProxy ??= checkedEnvUrl(environment, 'HTTPS_PROXY');
+    environmentNoProxy = [fromEnv(environment, 'NO_PROXY') ?? ''];
+    if (httpProxy === undefined && httpsProxy === undefined) {
+      throw new ConfigError('proxyInjector', [
+        'proxyInjector: nothing to inject: httpProxy and httpsProxy are not set and the webhook process has neither HTTP_PROXY nor HTTPS_PROXY (fromEnvironment: true)',
+      ]);
+    }
+  }
+  const [firstServiceCidr] = config.serviceCidrs;
+  const serviceCidr = firstServiceCidr === undefined ? undefined : parseCidr(firstServiceCidr);
+  const apiServerServiceIp =
+    config.apiServerServiceIp ?? (serviceCidr ? firstHostAddress(serviceCidr) : undefined);
+  const cluster = clusterNoProxyDefaults({
+    clusterDomain: config.clusterDomain,
+    serviceCidrs: config.serviceCidrs,
+    podCidrs: config.podCidrs,
+    ...(apiServerServiceIp === undefined ? {} : { apiServerServiceIp }),
+  });
+  return {
+    httpProxy,
+    httpsProxy,
+    noProxy: mergeNoProxy(config.noProxy, environmentNoProxy, cluster),
+    nodeUseEnvProxy: config.nodeUseEnvProxy,
+    javaToolOptions: config.javaToolOptions,
+    excludeContainers: config.excludeContainers,
+  };
+}
+
+function family(upper: string, value: string | undefined): VariableFamily[] {
+  if (value === undefined) return [];
+  const lower = upper.toLowerCase();
+  return [
+    {
+      owners: [lower],
+      variables: [
+        { name: upper, value },
+        { name: lower, value },
+      ],
+    },
+  ];
+}
+
+/** The variables to inject, in the order they are appended to `env`. */
+export function planInjection(settings: ProxySettings): InjectionPlan {
+  const { httpProxy, httpsProxy } = settings;
+  const anyProxy = httpProxy !== undefined || httpsProxy !== undefined;
+  const families: VariableFamily[] = anyProxy
+    ? [
+        ...family('HTTP_PROXY', httpProxy),
+        ...family('HTTPS_PROXY', httpsProxy),
+        ...family('NO_PROXY', settings.noProxy.join(',')),
+      ]
+    : [];
+  if (anyProxy && settings.nodeUseEnvProxy) {
+    families.push({
+      owners: ['node_use_env_proxy'],
+      variables: [{ name: 'NODE_USE_ENV_PROXY', value: '1' }],
+    });
+  }
+  const java =
+    anyProxy && settings.javaToolOptions
+      ? javaProxyOptions(httpProxy, httpsProxy, settings.noProxy)
+      : undefined;
+  return { settings, families, java, excluded: new Set(settings.excludeContainers) };
+}
