@@ -1,7 +1,55 @@
 export {
+  BUILT_IN_NAMES,
+  DEFAULT_RECONCILERS,
+  enableBuiltInReconcilers,
+  type EnableOptions,
+} from './built-in.js';
+export { ConfigError } from './config-error.js';
+export {
+  createProfileController,
+  ProfileController,
+  type ProfileControllerConfig,
+  type ProfileControllerOptions,
+} from './controller/controller.js';
+export { CONDITION_TYPE, type ProfileState } from './controller/status.js';
+export { enableReconciler, enabler, type Enabler } from './enable.js';
+export { limitOverridesFromLabels, LIMIT_ALIASES, type LimitOverride } from './limit-labels.js';
+export {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  PROFILE_API_VERSION,
+  RECONCILER_LABEL,
+  type Profile,
+  type ProfileCondition,
+  type ProfileOwner,
+} from './profile.js';
+export {
   isQuantity,
   quotaOverridesFromLabels,
   RESOURCE_ALIASES,
   type LabelProblem,
+  type QuotaLabelOptions,
   type QuotaOverrides,
 } from './quota-labels.js';
+export {
+  defineReconciler,
+  type Desired,
+  type DesiredContext,
+  type EnabledReconciler,
+  type KindRef,
+  type PrepareEnv,
+  type Problem,
+  type ProfileReconciler,
+} from './reconciler.js';
+export { limitRangeReconciler, type LimitRangeConfig } from './reconcilers/limit-range.js';
+export { namespaceReconciler, type NamespaceConfig } from './reconcilers/namespace.js';
+export {
+  networkPoliciesReconciler,
+  policyDefinitions,
+  type NetworkPoliciesConfig,
+} from './reconcilers/network-policies.js';
+export { proxyConfigReconciler, type ProxyConfig } from './reconcilers/proxy-config.js';
+export { DEFAULT_QUOTA_HARD, quotasReconciler, type QuotasConfig } from './reconcilers/quotas.js';
+export { rbacReconciler, type RbacConfig } from './reconcilers/rbac.js';
+export { templatesReconciler, type TemplatesConfig } from './reconcilers/templates.js';
+export { TemplateError } from './templates/template-text.js';

@@ -1,6 +1,7 @@
 // Per-profile quota overrides from Profile labels `<prefix>/<resource>: <quantity>`.
 // Labels, not annotations, because GitOps tools ignore label drift on Profiles. A malformed
 // value must never stop the other overrides (a site controller crashed on one): it is reported.
+import { quotaResourceProblem, quotaValueProblem } from './quota-resources.js';
 
 /** A label key cannot hold a second `/`, so these short names stand for longer resource names. */
 export const RESOURCE_ALIASES: Readonly<Record<string, string>> = {
@@ -24,23 +25,27 @@ export interface QuotaOverrides {
   problems: LabelProblem[];
 }
 
+export interface QuotaLabelOptions {
+  /** Short names for resources whose names hold a `/`. Default {@link RESOURCE_ALIASES}. */
+  aliases?: Readonly<Record<string, string>> | undefined;
+}
+
 export function quotaOverridesFromLabels(
   labels: Readonly<Record<string, string>> | undefined,
   prefix: string,
+  options: QuotaLabelOptions = {},
 ): QuotaOverrides {
+  const aliases = options.aliases ?? RESOURCE_ALIASES;
   const hard: Record<string, string> = {};
   const problems: LabelProblem[] = [];
   const start = `${prefix}/`;
   for (const [label, value] of Object.entries(labels ?? {})) {
     if (!label.startsWith(start)) continue;
     const short = label.slice(start.length);
-    const resource = RESOURCE_ALIASES[short] ?? short;
-    if (!isQuantity(value)) {
-      problems.push({
-        label,
-        value,
-        reason: `"${value}" is not a Kubernetes quantity (e.g. 4, 500m, 16Gi)`,
-      });
+    const resource = aliases[short] ?? short;
+    const reason = quotaResourceProblem(resource) ?? quotaValueProblem(resource, value);
+    if (reason) {
+      problems.push({ label, value, reason });
       continue;
     }
     hard[resource] = value;

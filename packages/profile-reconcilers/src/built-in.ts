@@ -1,0 +1,76 @@
+// The reconcilers kfx ships, by the key that enables them under `reconcilers:`, in the order
+// they run: the namespace first, since everything else lives in it.
+import { ConfigError } from './config-error.js';
+import { enabler, type Enabler } from './enable.js';
+import type { EnabledReconciler } from './reconciler.js';
+import { limitRangeReconciler } from './reconcilers/limit-range.js';
+import { namespaceReconciler } from './reconcilers/namespace.js';
+import { networkPoliciesReconciler } from './reconcilers/network-policies.js';
+import { proxyConfigReconciler } from './reconcilers/proxy-config.js';
+import { quotasReconciler } from './reconcilers/quotas.js';
+import { rbacReconciler } from './reconcilers/rbac.js';
+import { templatesReconciler } from './reconcilers/templates.js';
+
+const BUILT_IN: readonly (readonly [string, Enabler])[] = [
+  [namespaceReconciler.name, enabler(namespaceReconciler)],
+  [quotasReconciler.name, enabler(quotasReconciler)],
+  [limitRangeReconciler.name, enabler(limitRangeReconciler)],
+  [rbacReconciler.name, enabler(rbacReconciler)],
+  [networkPoliciesReconciler.name, enabler(networkPoliciesReconciler)],
+  [proxyConfigReconciler.name, enabler(proxyConfigReconciler)],
+  [templatesReconciler.name, enabler(templatesReconciler)],
+];
+
+export const BUILT_IN_NAMES: readonly string[] = BUILT_IN.map(([name]) => name);
+
+/** What runs when the config does not say: these two, with their documented defaults. */
+export const DEFAULT_RECONCILERS: Readonly<Record<string, unknown>> = {
+  quotas: {},
+  limitrange: {},
+};
+
+export interface EnableOptions {
+  /** Relative paths (template files) are relative to this folder. Default: the working directory. */
+  baseDir?: string | undefined;
+  /** The key of the mapping in the config file, for errors. Default `reconcilers`. */
+  key?: string | undefined;
+}
+
+/**
+ * The built-in reconcilers a `reconcilers:` mapping enables (a key with `false` disables), each
+ * configured, in their running order. Throws a ConfigError naming every bad key.
+ */
+export function enableBuiltInReconcilers(
+  mapping: unknown = DEFAULT_RECONCILERS,
+  options: EnableOptions = {},
+): EnabledReconciler[] {
+  const key = options.key ?? 'reconcilers';
+  if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping)) {
+    throw new ConfigError([
+      `${key}: expected a mapping of reconciler names (${BUILT_IN_NAMES.join(', ')})`,
+    ]);
+  }
+  const entries = mapping as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const name of Object.keys(entries)) {
+    if (!BUILT_IN_NAMES.includes(name)) {
+      problems.push(`${key}.${name}: unknown reconciler (known: ${BUILT_IN_NAMES.join(', ')})`);
+    }
+  }
+  const enabled: EnabledReconciler[] = [];
+  for (const [name, enable] of BUILT_IN) {
+    if (!(name in entries) || entries[name] === false) continue;
+    try {
+      enabled.push(
+        enable(entries[name], { baseDir: options.baseDir ?? process.cwd(), key: `${key}.${name}` }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (enabled.length === 0) problems.push(`${key}: no reconciler is enabled`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return enabled;
+}

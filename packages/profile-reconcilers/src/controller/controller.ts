@@ -1,0 +1,211 @@
+// The profile controller: watches Profiles, namespaces and every kind the enabled reconcilers
+// make (kfx-labelled objects only, indexed by owner), and reconciles a Profile whenever any of
+// them changes. The caches run on every replica (a hot standby is ready at once); only the
+// leader runs the work queue, so only the leader writes.
+import {
+  createInformer,
+  EventRecorder,
+  informersReady,
+  WorkQueue,
+  type Check,
+  type Informer,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+} from '@kfx/kube-runtime';
+import type { Registry } from 'prom-client';
+import { owningProfiles, type Profile } from '../profile.js';
+import type { EnabledReconciler } from '../reconciler.js';
+import { resources } from '@kfx/kube-runtime';
+import { ownedChanged, profileChanged } from './event-filters.js';
+import { ControllerMetrics } from './metrics.js';
+import { OwnedKinds } from './owned-kinds.js';
+import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
+import { StatusWriter } from './status-writer.js';
+
+export interface ProfileControllerConfig {
+  /** From `enableBuiltInReconcilers(...)`, plus any of your own. */
+  reconcilers: readonly EnabledReconciler[];
+  /** Profiles reconciled at the same time. Default 4. */
+  workers?: number | undefined;
+  /** Every Profile is reconciled again this often (repairs drift a watch missed). Default 600. */
+  resyncSeconds?: number | undefined;
+  /** Server-side apply field manager and Event source. Default `kfx-controller`. */
+  fieldManager?: string | undefined;
+}
+
+export interface ProfileControllerOptions {
+  client: KubeClient;
+  config: ProfileControllerConfig;
+  logger?: Logger | undefined;
+  /** Where metrics go. Default: the client's registry. */
+  registry?: Registry | undefined;
+}
+
+/** Keeps only what the namespace check reads. */
+const namespaceSkeleton = (ns: KubeObject): KubeObject => ({
+  apiVersion: ns.apiVersion,
+  kind: ns.kind,
+  metadata: {
+    name: ns.metadata?.name,
+    uid: ns.metadata?.uid,
+    resourceVersion: ns.metadata?.resourceVersion,
+    deletionTimestamp: ns.metadata?.deletionTimestamp,
+  },
+});
+
+export class ProfileController {
+  readonly profiles: Informer<Profile>;
+  readonly namespaces: Informer<KubeObject>;
+  readonly #options: ProfileControllerOptions;
+  readonly #logger: Logger;
+  readonly #registry: Registry;
+  readonly #metrics: ControllerMetrics;
+  readonly #status: StatusWriter;
+  #kinds: OwnedKinds | undefined;
+  #queue: WorkQueue | undefined;
+
+  constructor(options: ProfileControllerOptions) {
+    if (options.config.reconcilers.length === 0) {
+      throw new Error('createProfileController: config.reconcilers is empty; enable at least one');
+    }
+    this.#options = options;
+    this.#logger = (options.logger ?? options.client.logger).child({ controller: 'profiles' });
+    this.#registry = options.registry ?? options.client.registry;
+    this.#metrics = new ControllerMetrics(this.#registry);
+    this.#status = new StatusWriter(options.client);
+    const common = { logger: this.#logger, registry: this.#registry };
+    this.profiles = createInformer<Profile>(options.client, resources.profiles, {
+      ...common,
+      resyncMs: (options.config.resyncSeconds ?? 600) * 1000,
+    });
+    this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
+      ...common,
+      resyncMs: 0,
+      transform: namespaceSkeleton,
+    });
+  }
+
+  get informers(): Informer<KubeObject>[] {
+    return [this.profiles, this.namespaces, ...(this.#kinds?.informers ?? [])];
+  }
+
+  /** True while this replica runs the work queue. */
+  get leading(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /** Resolves the kinds, starts every cache and waits until all have synced. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.#kinds) return;
+    const kinds = await OwnedKinds.resolve(this.#options.client, this.#options.config.reconcilers, {
+      logger: this.#logger,
+      registry: this.#registry,
+    });
+    this.#kinds = kinds;
+    this.#subscribe(kinds);
+    for (const informer of this.informers) informer.start();
+    await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
+    this.#logger.info(
+      { profiles: this.profiles.store.size, kinds: [...kinds.byKey.keys()] },
+      'caches synced',
+    );
+  }
+
+  /** Runs the work queue (this replica writes) until `signal` aborts. Call after start(). */
+  async lead(signal: AbortSignal): Promise<void> {
+    const kinds = this.#kinds;
+    if (!kinds) throw new Error('ProfileController.lead() needs start() first');
+    if (this.#queue) throw new Error('ProfileController.lead() is already running');
+    const deps: ReconcileDeps = {
+      client: this.#options.client,
+      reconcilers: this.#options.config.reconcilers,
+      kinds,
+      namespaces: this.namespaces.store,
+      fieldManager: this.#options.config.fieldManager ?? 'kfx-controller',
+      recorder: new EventRecorder({
+        client: this.#options.client,
+        component: this.#options.config.fieldManager ?? 'kfx-controller',
+        logger: this.#logger,
+      }),
+      metrics: this.#metrics,
+      status: this.#status,
+    };
+    const queue = new WorkQueue<string>({
+      name: 'profiles',
+      workers: this.#options.config.workers ?? 4,
+      registry: this.#registry,
+      logger: this.#logger,
+    });
+    this.#queue = queue;
+    for (const name of this.profiles.store.keys()) queue.add(name);
+    const running = queue.run(async (name, context) => {
+      const profile = this.profiles.store.get(name);
+      if (!profile || profile.metadata?.deletionTimestamp) return;
+      await reconcileProfile(deps, profile, context.signal, context.logger);
+    });
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => {
+          resolve();
+        });
+      });
+    }
+    await queue.shutdown({ drain: false });
+    await running;
+    this.#queue = undefined;
+  }
+
+  /** Ready when every cache has synced and is watching. */
+  ready(): Check {
+    if (!this.#kinds) return { ok: false, reasons: ['the controller has not started'] };
+    return informersReady(this.informers);
+  }
+
+  /** Stops the caches. Stop leading first (abort the signal given to lead()). */
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((informer) => informer.stop()));
+  }
+
+  #enqueue(name: string): void {
+    this.#queue?.add(name);
+  }
+
+  #subscribe(kinds: OwnedKinds): void {
+    this.profiles.on('add', (profile) => {
+      this.#enqueue(profile.metadata?.name ?? '');
+    });
+    this.profiles.on('update', (profile, old) => {
+      if (profileChanged(profile, old)) this.#enqueue(profile.metadata?.name ?? '');
+    });
+    this.profiles.on('delete', (profile) => {
+      const name = profile.metadata?.name ?? '';
+      this.#metrics.setState(name, undefined);
+      this.#status.forget(name);
+    });
+    const namespaceEvent = (ns: KubeObject) => {
+      const name = ns.metadata?.name ?? '';
+      if (this.profiles.store.get(name)) this.#enqueue(name);
+    };
+    this.namespaces.on('add', namespaceEvent);
+    this.namespaces.on('delete', namespaceEvent);
+    this.namespaces.on('update', (ns, old) => {
+      if (Boolean(ns.metadata?.deletionTimestamp) !== Boolean(old.metadata?.deletionTimestamp))
+        namespaceEvent(ns);
+    });
+    const ownedEvent = (object: KubeObject) => {
+      for (const name of owningProfiles(object)) this.#enqueue(name);
+    };
+    for (const { informer } of kinds.byKey.values()) {
+      informer.on('add', ownedEvent);
+      informer.on('delete', ownedEvent);
+      informer.on('update', (object, old) => {
+        if (ownedChanged(object, old)) ownedEvent(object);
+      });
+    }
+  }
+}
+
+export function createProfileController(options: ProfileControllerOptions): ProfileController {
+  return new ProfileController(options);
+}

@@ -1,0 +1,69 @@
+// Runs every enabled reconciler on one Profile and gathers what they want: the objects, stamped
+// with kfx's ownership marks and keyed by identity, the problems, and which reconcilers could not
+// compute everything (whose old objects must then be kept, not pruned).
+import type { KubeObject } from '@kfx/kube-runtime';
+import { stampOwnership, type Profile } from '../profile.js';
+import type { EnabledReconciler, Problem } from '../reconciler.js';
+import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
+
+export interface DesiredObject {
+  id: string;
+  reconciler: string;
+  kind: OwnedKind;
+  object: KubeObject;
+}
+
+export interface DesiredSet {
+  objects: DesiredObject[];
+  ids: Set<string>;
+  problems: (Problem & { reconciler: string })[];
+  /** Reconciler name → why it computed nothing (it threw). */
+  errors: Map<string, string>;
+  /** Reconcilers whose earlier objects must not be pruned this time. */
+  keep: Set<string>;
+}
+
+export function desiredObjects(
+  profile: Profile,
+  reconcilers: readonly EnabledReconciler[],
+  kinds: OwnedKinds,
+): DesiredSet {
+  const set: DesiredSet = {
+    objects: [],
+    ids: new Set(),
+    problems: [],
+    errors: new Map(),
+    keep: new Set(),
+  };
+  const owners = new Map<string, string>();
+  for (const reconciler of reconcilers) {
+    try {
+      const desired = reconciler.desired(profile);
+      for (const problem of desired.problems)
+        set.problems.push({ ...problem, reconciler: reconciler.name });
+      if (desired.incomplete) set.keep.add(reconciler.name);
+      for (const raw of desired.objects) {
+        const kind = kinds.of(raw);
+        const object = stampOwnership(raw, profile, reconciler.name);
+        if (!kind.ref.namespaced && object.metadata) delete object.metadata.namespace;
+        const id = objectId(kind.ref, object);
+        const first = owners.get(id);
+        if (first !== undefined) {
+          set.problems.push({
+            reconciler: reconciler.name,
+            message: `${raw.kind ?? ''} ${object.metadata?.name ?? ''} is also made by ${first}; ${first}'s is kept`,
+          });
+          continue;
+        }
+        owners.set(id, reconciler.name);
+        set.ids.add(id);
+        set.objects.push({ id, reconciler: reconciler.name, kind, object });
+      }
+    } catch (error) {
+      // A reconciler bug must not stop the others (nor the controller).
+      set.errors.set(reconciler.name, (error as Error).message);
+      set.keep.add(reconciler.name);
+    }
+  }
+  return set;
+}

@@ -1,0 +1,91 @@
+// One informer per kind of object the enabled reconcilers create, restricted to objects labelled
+// `app.kubernetes.io/managed-by: kfx`, so the cache holds kfx's objects only. Kinds are keyed by
+// group and resource, so that two apiVersions of one resource share one watch.
+import {
+  createInformer,
+  parseApiVersion,
+  type Informer,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceRef,
+} from '@kfx/kube-runtime';
+import type { Registry } from 'prom-client';
+import { MANAGED_SELECTOR } from '../profile.js';
+import type { EnabledReconciler } from '../reconciler.js';
+
+export interface OwnedKind {
+  ref: ResourceRef;
+  informer: Informer<KubeObject>;
+}
+
+export const kindKey = (ref: { group: string; resource: string }): string =>
+  `${ref.resource}.${ref.group}`;
+
+/** Identifies one object across apiVersions: `resource.group/namespace/name`. */
+export function objectId(ref: ResourceRef, object: KubeObject): string {
+  const namespace = ref.namespaced ? (object.metadata?.namespace ?? '') : '';
+  return `${kindKey(ref)}/${namespace}/${object.metadata?.name ?? ''}`;
+}
+
+export class OwnedKinds {
+  /** kindKey → kind */
+  readonly byKey = new Map<string, OwnedKind>();
+  /** `apiVersion kind` → kind */
+  readonly #byApiKind = new Map<string, OwnedKind>();
+
+  static async resolve(
+    client: KubeClient,
+    reconcilers: readonly EnabledReconciler[],
+    options: { logger: Logger; registry: Registry },
+  ): Promise<OwnedKinds> {
+    const kinds = new OwnedKinds();
+    for (const reconciler of reconcilers) {
+      for (const { apiVersion, kind } of reconciler.kinds) {
+        const apiKind = `${apiVersion} ${kind}`;
+        if (kinds.#byApiKind.has(apiKind)) continue;
+        let ref: ResourceRef;
+        try {
+          ref = await client.resolve(apiVersion, kind);
+        } catch (error) {
+          throw new Error(
+            `reconciler ${reconciler.name} creates ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
+        const key = kindKey(ref);
+        let owned = kinds.byKey.get(key);
+        if (!owned) {
+          const informer = createInformer<KubeObject>(client, ref, {
+            labelSelector: MANAGED_SELECTOR,
+            // The Profile informer's resync revisits every Profile; these need none of their own.
+            resyncMs: 0,
+            name: `${ref.resource}${ref.group ? `.${ref.group}` : ''} (kfx-managed)`,
+            logger: options.logger,
+            registry: options.registry,
+          });
+          owned = { ref, informer };
+          kinds.byKey.set(key, owned);
+        }
+        kinds.#byApiKind.set(apiKind, owned);
+      }
+    }
+    return kinds;
+  }
+
+  /** The kind of a desired object, which must be one a reconciler declared. */
+  of(object: KubeObject): OwnedKind {
+    const { apiVersion = '', kind = '' } = object;
+    const owned = this.#byApiKind.get(`${apiVersion} ${kind}`);
+    if (owned) return owned;
+    const { group } = parseApiVersion(apiVersion);
+    for (const candidate of this.byKey.values()) {
+      if (candidate.ref.group === group && candidate.ref.kind === kind) return candidate;
+    }
+    throw new Error(`${kind} (${apiVersion}) is not among the kinds the reconcilers declared`);
+  }
+
+  get informers(): Informer<KubeObject>[] {
+    return [...this.byKey.values()].map((k) => k.informer);
+  }
+}

@@ -1,0 +1,83 @@
+// The `KfxReconciled` condition on each Profile: which reconcilers applied, what was ignored and
+// the last error, so `kubectl get profile x -o yaml` answers "did kfx do its job here?". It is
+// written only when it changes: a steady cluster gets no status writes on resync.
+import type { Profile, ProfileCondition } from '../profile.js';
+
+export const CONDITION_TYPE = 'KfxReconciled';
+const MAX_MESSAGE = 4000;
+
+export type ProfileState = 'reconciled' | 'warnings' | 'failed' | 'waiting';
+
+export interface Outcome {
+  applied: string[];
+  /** Messages about labels or templates that were ignored; the rest applied. */
+  problems: string[];
+  /** Reconciler name → its last error. */
+  errors: Map<string, string>;
+  /** Set when nothing could be applied, e.g. the namespace does not exist yet. */
+  waiting?: { reason: string; message: string } | undefined;
+}
+
+export function stateOf(outcome: Outcome): ProfileState {
+  if (outcome.waiting) return 'waiting';
+  if (outcome.errors.size > 0) return 'failed';
+  return outcome.problems.length > 0 ? 'warnings' : 'reconciled';
+}
+
+export function conditionFor(outcome: Outcome, generation: number | undefined): ProfileCondition {
+  const parts: string[] = [];
+  let status: ProfileCondition['status'] = 'True';
+  let reason = 'Reconciled';
+  if (outcome.waiting) {
+    status = 'False';
+    reason = outcome.waiting.reason;
+    parts.push(outcome.waiting.message);
+  } else {
+    parts.push(
+      outcome.applied.length > 0 ? `applied: ${outcome.applied.join(', ')}` : 'applied: none',
+    );
+    if (outcome.problems.length > 0) {
+      reason = 'ReconciledWithWarnings';
+      parts.push(`ignored: ${outcome.problems.join('; ')}`);
+    }
+    if (outcome.errors.size > 0) {
+      status = 'False';
+      reason = 'ReconcileFailed';
+      const failed = [...outcome.errors].map(([name, error]) => `${name}: ${error}`);
+      parts.push(`failed: ${failed.join('; ')}`);
+    }
+  }
+  let message = parts.join('. ');
+  if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE - 3)}...`;
+  return {
+    type: CONDITION_TYPE,
+    status,
+    reason,
+    message,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+}
+
+export function currentCondition(profile: Profile): ProfileCondition | undefined {
+  return profile.status?.conditions?.find((c) => c.type === CONDITION_TYPE);
+}
+
+export function sameCondition(a: ProfileCondition | undefined, b: ProfileCondition): boolean {
+  return (
+    a?.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.observedGeneration === b.observedGeneration
+  );
+}
+
+/** The Profile's conditions with ours replaced; others' conditions are kept as they are. */
+export function withCondition(profile: Profile, next: ProfileCondition): ProfileCondition[] {
+  const previous = currentCondition(profile);
+  const lastTransitionTime =
+    previous?.status === next.status && previous.lastTransitionTime
+      ? previous.lastTransitionTime
+      : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const others = (profile.status?.conditions ?? []).filter((c) => c.type !== CONDITION_TYPE);
+  return [...others, { ...next, lastTransitionTime }];
+}

@@ -1,0 +1,36 @@
+// Binding a reconciler to its part of the config file: validate with its schema (errors name
+// the full key), prepare (read files, compile templates), and hide the config types behind
+// the three members the controller uses.
+import { ConfigError, zodProblems } from './config-error.js';
+import type { EnabledReconciler, PrepareEnv, ProfileReconciler } from './reconciler.js';
+import { TemplateError } from './templates/template-text.js';
+
+export type Enabler = (raw: unknown, env: PrepareEnv) => EnabledReconciler;
+
+export function enableReconciler<Config, Prepared>(
+  reconciler: ProfileReconciler<Config, Prepared>,
+  raw: unknown,
+  env: PrepareEnv,
+): EnabledReconciler {
+  // `quotas:` with nothing after it is YAML null: the reconciler with its defaults.
+  const parsed = reconciler.configSchema.safeParse(raw ?? undefined);
+  if (!parsed.success) throw new ConfigError(zodProblems(env.key, parsed.error));
+  let prepared: Prepared;
+  try {
+    prepared = reconciler.prepare(parsed.data, env);
+  } catch (error) {
+    if (error instanceof TemplateError) throw new ConfigError([`${env.key}: ${error.message}`]);
+    throw error;
+  }
+  return {
+    name: reconciler.name,
+    kinds: reconciler.kinds(prepared),
+    desired: (profile) => reconciler.desired(profile, { config: prepared }),
+  };
+}
+
+export function enabler<Config, Prepared>(
+  reconciler: ProfileReconciler<Config, Prepared>,
+): Enabler {
+  return (raw, env) => enableReconciler(reconciler, raw, env);
+}

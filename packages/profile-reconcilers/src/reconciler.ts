@@ -1,0 +1,67 @@
+// What a reconciler is: a name, a zod schema for its part of the config file, and a pure
+// function from a Profile to the objects that Profile should have. Everything that talks to the
+// API lives in the controller, so a reconciler is tested with plain objects.
+import type { KubeObject } from '@kfx/kube-runtime';
+import type { z } from 'zod';
+import type { Profile } from './profile.js';
+
+/** Something about a Profile that a reconciler could not honour; the rest still applies. */
+export interface Problem {
+  /** The Profile label at fault, when a label is. */
+  label?: string | undefined;
+  value?: string | undefined;
+  /** For people: what is wrong and what was expected. */
+  message: string;
+}
+
+export interface Desired {
+  objects: KubeObject[];
+  problems: Problem[];
+  /**
+   * Set when some objects could not be computed (a template lacks a label): the objects this
+   * reconciler made before are then kept rather than deleted as obsolete.
+   */
+  incomplete?: boolean | undefined;
+}
+
+/** An object kind a reconciler creates; the controller watches it and needs RBAC for it. */
+export interface KindRef {
+  apiVersion: string;
+  kind: string;
+}
+
+/** Where a reconciler's configuration came from, for reading files next to it. */
+export interface PrepareEnv {
+  /** Relative paths in the configuration are relative to this folder. */
+  baseDir: string;
+  /** The configuration key of this reconciler, e.g. `reconcilers.templates`, for errors. */
+  key: string;
+}
+
+export interface DesiredContext<Prepared> {
+  config: Prepared;
+}
+
+export interface ProfileReconciler<Config, Prepared = Config> {
+  /** The key under `reconcilers:` in the config file. */
+  name: string;
+  configSchema: z.ZodType<Config>;
+  /** Turns the validated config into what `desired` needs (read files, compile); may throw. */
+  prepare: (config: Config, env: PrepareEnv) => Prepared;
+  kinds: (config: Prepared) => KindRef[];
+  desired: (profile: Profile, context: DesiredContext<Prepared>) => Desired;
+}
+
+/** A reconciler bound to its configuration: what the controller runs. */
+export interface EnabledReconciler {
+  name: string;
+  kinds: KindRef[];
+  desired: (profile: Profile) => Desired;
+}
+
+/** For reconcilers that need no preparation step. */
+export function defineReconciler<Config>(
+  reconciler: Omit<ProfileReconciler<Config>, 'prepare'>,
+): ProfileReconciler<Config> {
+  return { ...reconciler, prepare: (config) => config };
+}

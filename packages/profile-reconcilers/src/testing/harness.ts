@@ -1,0 +1,108 @@
+// Test helpers: a controller against a test control plane, Profiles to create, and a way to
+// read what the API holds. For the integration tests only; not exported.
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import type { ControlPlane } from '@kfx/testenv';
+import { waitFor } from '@kfx/testenv';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { enableBuiltInReconcilers } from '../built-in.js';
+import { createProfileController, type ProfileController } from '../controller/controller.js';
+import type { Profile } from '../profile.js';
+
+export function testClient(env: ControlPlane): KubeClient {
+  return KubeClient.fromKubeConfig(env.kubeConfig, {
+    registry: new Registry(),
+    logger: pino({ level: process.env.KFX_TEST_LOG ?? 'silent' }),
+  });
+}
+
+export interface Running {
+  controller: ProfileController;
+  client: KubeClient;
+  stop(): Promise<void>;
+}
+
+/** Starts a controller that leads at once (no election). */
+export async function runController(
+  env: ControlPlane,
+  reconcilers: Record<string, unknown>,
+  options: { resyncSeconds?: number; baseDir?: string } = {},
+): Promise<Running> {
+  const client = testClient(env);
+  const controller = createProfileController({
+    client,
+    config: {
+      reconcilers: enableBuiltInReconcilers(reconcilers, { baseDir: options.baseDir }),
+      resyncSeconds: options.resyncSeconds,
+    },
+  });
+  await controller.start();
+  const abort = new AbortController();
+  const leading = controller.lead(abort.signal);
+  return {
+    controller,
+    client,
+    async stop() {
+      abort.abort();
+      await leading;
+      await controller.stop();
+      client.close();
+    },
+  };
+}
+
+export async function createProfile(
+  client: KubeClient,
+  name: string,
+  labels: Record<string, string> = {},
+  options: { namespace?: boolean } = {},
+): Promise<Profile> {
+  if (options.namespace !== false) {
+    await client.create(resources.namespaces, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
+  }
+  return client.create<Profile>(resources.profiles, {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'Profile',
+    metadata: { name, labels },
+    spec: { owner: { kind: 'User', name: `${name}@example.com` } },
+  });
+}
+
+/** The object, or undefined when it does not exist. */
+export async function read<T extends KubeObject>(
+  client: KubeClient,
+  kind: keyof typeof resources,
+  name: string,
+  namespace?: string,
+): Promise<T | undefined> {
+  try {
+    return await client.get<T>(resources[kind], name, { namespace });
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Waits until `check` on the object (undefined when absent) returns true. */
+export async function eventually<T extends KubeObject>(
+  client: KubeClient,
+  kind: keyof typeof resources,
+  name: string,
+  namespace: string | undefined,
+  check: (object: T | undefined) => boolean,
+  description: string,
+): Promise<T | undefined> {
+  return waitFor(
+    async () => {
+      const object = await read<T>(client, kind, name, namespace);
+      return check(object)
+        ? { done: true, value: object }
+        : { done: false, saw: JSON.stringify(object ?? 'nothing').slice(0, 600) };
+    },
+    { description, timeoutMs: 30_000 },
+  );
+}
