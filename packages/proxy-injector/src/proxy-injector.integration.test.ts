@@ -1,0 +1,326 @@
+// The injector behind a real kube-apiserver: Pods made by a Deployment and a Job (through
+// kube-controller-manager, scheduled on a kwok node), a bare Pod and a debug container are
+// persisted with the variables; opted-out Pods and namespaces are not; a namespace ConfigMap
+// change applies to the next Pod with no restart.
+import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
+import {
+  createAdmissionServer,
+  renderWebhookConfiguration,
+  writeDevCertificates,
+  type AdmissionServer,
+  type Plain,
+} from '@kfx/admission-core';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { registerWebhook, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseProxyInjectorConfig } from './config.js';
+import { proxyInjectorRegistration } from './registration.js';
+import { createProxyInjector, type ProxyInjectorWebhook } from './webhook.js';
+
+type Pod = Plain<V1Pod>;
+
+const PROXY = 'http://proxy.corp.example:3128';
+const config = parseProxyInjectorConfig({
+  httpProxy: PROXY,
+  httpsProxy: PROXY,
+  noProxy: ['.corp.example'],
+  serviceCidrs: ['10.0.0.0/24'], // the test control plane's service range
+  namespaceConfigMap: 'kfx-proxy',
+});
+
+let env: ControlPlane | undefined;
+let server: AdmissionServer | undefined;
+let injector: ProxyInjectorWebhook | undefined;
+let client: KubeClient;
+let dir: string | undefined;
+
+const namespace = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, labels },
+});
+
+function pod(name: string, ns: string, annotations: Record<string, string> = {}): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, annotations },
+    spec: {
+      containers: [
+        {
+          name: 'main',
+          image: 'python:3.12',
+          env: [{ name: 'http_proxy', value: 'http://own:1' }],
+        },
+      ],
+      initContainers: [
+        { name: 'sidecar', image: 'envoy', restartPolicy: 'Always' },
+        { name: 'setup', image: 'busybox', env: [] },
+      ],
+    },
+  };
+}
+
+const envNames = (container: { env?: { name: string }[] } | undefined) =>
+  (container?.env ?? []).map((v) => v.name);
+
+const valueOf = (
+  container: { env?: { name: string; value?: string }[] } | undefined,
+  name: string,
+) => container?.env?.find((v) => v.name === name)?.value;
+
+const SIX = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
+
+beforeAll(async () => {
+  env = await startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] });
+  client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'warn' }) });
+  for (const object of [
+    namespace('team-a'),
+    namespace('team-b'),
+    namespace('no-proxy-team', { 'proxy-injector.kfx.dev/inject': 'false' }),
+  ]) {
+    await client.create(resources.namespaces, object);
+  }
+  dir = await mkdtemp(join(tmpdir(), 'kfx-proxy-injector-it-'));
+  const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
+  const logger = pino({ level: 'warn' });
+  injector = createProxyInjector(config, { client, logger, environment: {} });
+  await injector.start();
+  server = createAdmissionServer({
+    webhooks: [injector],
+    tls: { certFile: certs.certFile, keyFile: certs.keyFile },
+    host: '127.0.0.1',
+    port: 0,
+    metricsPort: false,
+    logger,
+  });
+  const { port } = await server.start();
+  // The selector and rules exactly as the rendered configuration has them (kube-system and the
+  // webhook's namespace excluded, plus the opt-out label).
+  const rendered = renderWebhookConfiguration({
+    kind: 'mutating',
+    name: 'kfx-proxy-injector',
+    namespace: 'kfx-system',
+    url: `https://127.0.0.1:${port}`,
+    caBundle: certs.caCert,
+    webhooks: [proxyInjectorRegistration(injector)],
+  });
+  const [webhook] = rendered.webhooks ?? [];
+  await registerWebhook(env.kubeConfig, {
+    name: 'kfx-proxy-injector',
+    url: webhook?.clientConfig.url ?? '',
+    caBundle: certs.caCert,
+    rules: webhook?.rules ?? [],
+    ...(webhook?.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
+    failurePolicy: 'Fail', // in this test a webhook that is not called must show up as an error
+    reinvocationPolicy: 'IfNeeded',
+  });
+  await waitFor(
+    async () => {
+      const probe = await client.create(resources.pods, pod('probe', 'team-a'), { dryRun: true });
+      const names = envNames(probe.spec?.containers[0]);
+      return names.includes('HTTPS_PROXY')
+        ? { done: true, value: null }
+        : { done: false, saw: names.join(',') };
+    },
+    { description: 'the injector to mutate a dry-run Pod', timeoutMs: 30_000 },
+  );
+});
+
+afterAll(async () => {
+  await server?.close();
+  await injector?.stop();
+  client.close();
+  await env?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function podsOf(ns: string, labelSelector: string, count: number): Promise<Pod[]> {
+  return waitFor(
+    async () => {
+      const list = await client.list<Pod & KubeObject>(resources.pods, {
+        namespace: ns,
+        labelSelector,
+      });
+      return list.items.length >= count
+        ? { done: true, value: list.items }
+        : { done: false, saw: `${list.items.length} pods` };
+    },
+    { description: `${count} pods ${labelSelector} in ${ns}`, timeoutMs: 60_000 },
+  );
+}
+
+describe('the proxy injector behind a real kube-apiserver', () => {
+  it('persists the variables in a bare Pod: containers, native sidecars and init containers', async () => {
+    const created = await client.create(resources.pods, pod('bare', 'team-a'));
+    const stored = await client.get<Pod & KubeObject>(resources.pods, 'bare', {
+      namespace: 'team-a',
+    });
+    // What is stored is what the apiserver answered on create: the mutation was persisted.
+    expect(stored.spec?.containers).toEqual(created.spec?.containers);
+    expect(stored.spec?.initContainers).toEqual(created.spec?.initContainers);
+    const [main] = stored.spec?.containers ?? [];
+    const [sidecar, setup] = stored.spec?.initContainers ?? [];
+    // The workload's own http_proxy stays; both cases of HTTP_PROXY are left to it.
+    expect(envNames(main)).toEqual([
+      'http_proxy',
+      'HTTPS_PROXY',
+      'https_proxy',
+      'NO_PROXY',
+      'no_proxy',
+    ]);
+    expect(valueOf(main, 'http_proxy')).toBe('http://own:1');
+    expect(envNames(sidecar)).toEqual(SIX);
+    expect(envNames(setup)).toEqual(SIX);
+    expect(valueOf(setup, 'NO_PROXY')).toBe(
+      '.corp.example,localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc,10.0.0.0/24,10.244.0.0/16,10.0.0.1',
+    );
+  });
+
+  it("persists the variables in a Deployment's Pods and a Job's Pods", async () => {
+    const template = {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'nginx' }] },
+    };
+    const deployment: Plain<V1Deployment> = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'team-a' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template },
+    };
+    const job: Plain<V1Job> = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'fetch', namespace: 'team-a' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { app: 'fetch' } },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'fetch', image: 'curlimages/curl' }],
+          },
+        },
+      },
+    };
+    await client.create(resources.deployments, deployment);
+    await client.create(resources.jobs, job);
+    const webPods = await podsOf('team-a', 'app=web', 2);
+    const jobPods = await podsOf('team-a', 'app=fetch', 1);
+    for (const made of [...webPods, ...jobPods]) {
+      expect(envNames(made.spec?.containers[0])).toEqual(SIX);
+      expect(valueOf(made.spec?.containers[0], 'HTTPS_PROXY')).toBe(PROXY);
+    }
+    // The controllers' own objects are not Pods: their templates stay as written.
+    const stored = await client.get<Plain<V1Deployment> & KubeObject>(
+      resources.deployments,
+      'web',
+      {
+        namespace: 'team-a',
+      },
+    );
+    expect(stored.spec?.template.spec?.containers[0]?.env).toBeUndefined();
+  });
+
+  it('leaves an opted-out Pod and a Pod in an opted-out namespace untouched', async () => {
+    const optedOut = await client.create(
+      resources.pods,
+      pod('opted-out', 'team-a', { 'proxy-injector.kfx.dev/inject': 'false' }),
+    );
+    expect(envNames(optedOut.spec?.containers[0])).toEqual(['http_proxy']);
+    expect(optedOut.spec?.initContainers?.[0]?.env).toBeUndefined();
+
+    const before = await server?.registry.getSingleMetric('kfx_admission_requests_total')?.get();
+    const elsewhere = await client.create(resources.pods, pod('untouched', 'no-proxy-team'));
+    expect(envNames(elsewhere.spec?.containers[0])).toEqual(['http_proxy']);
+    expect(elsewhere.spec?.initContainers?.[0]?.env).toBeUndefined();
+    // The namespaceSelector kept the apiserver from calling the webhook at all.
+    const after = await server?.registry.getSingleMetric('kfx_admission_requests_total')?.get();
+    const total = (m: typeof after) => (m?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+    expect(total(after)).toBe(total(before));
+  });
+
+  it('injects a debug (ephemeral) container added through pods/ephemeralcontainers', async () => {
+    const running = await client.get<Pod & KubeObject>(resources.pods, 'bare', {
+      namespace: 'team-a',
+    });
+    const debug = { name: 'debugger', image: 'busybox', targetContainerName: 'main' };
+    await client.patch(
+      resources.pods,
+      'bare',
+      { spec: { ephemeralContainers: [debug] } },
+      { namespace: 'team-a', subresource: 'ephemeralcontainers', type: 'strategic' },
+    );
+    const stored = await client.get<Pod & KubeObject>(resources.pods, 'bare', {
+      namespace: 'team-a',
+    });
+    expect(envNames(stored.spec?.ephemeralContainers?.[0])).toEqual(SIX);
+    expect(stored.spec?.containers).toEqual(running.spec?.containers);
+  });
+
+  it('applies a namespace ConfigMap, and a change to it, to the next Pods without a restart', async () => {
+    const configMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kfx-proxy', namespace: 'team-b' },
+      data: { HTTPS_PROXY: 'http://team-b-proxy:8080', NO_PROXY: 'lab.team-b.internal' },
+    };
+    await client.create(resources.configMaps, configMap);
+    const firstProxy = await waitFor(
+      async () => {
+        const probe = await client.create(resources.pods, pod('p', 'team-b'), {
+          dryRun: true,
+        });
+        const value = valueOf(probe.spec?.containers[0], 'HTTPS_PROXY');
+        return value === 'http://team-b-proxy:8080'
+          ? { done: true, value: probe }
+          : { done: false, saw: String(value) };
+      },
+      { description: 'the override to reach the webhook cache', timeoutMs: 30_000 },
+    );
+    expect(
+      valueOf(firstProxy.spec?.containers[0], 'NO_PROXY')?.endsWith(
+        ',10.0.0.1,lab.team-b.internal',
+      ),
+    ).toBe(true);
+
+    await client.replace(resources.configMaps, {
+      ...configMap,
+      data: { HTTPS_PROXY: 'http://moved:9090' },
+    });
+    const moved = await waitFor(
+      async () => {
+        const made = await client.create(resources.pods, pod('q', 'team-b'), {
+          dryRun: true,
+        });
+        const value = valueOf(made.spec?.containers[0], 'HTTPS_PROXY');
+        return value === 'http://moved:9090'
+          ? { done: true, value: made }
+          : { done: false, saw: String(value) };
+      },
+      { description: 'the changed override to apply', timeoutMs: 30_000 },
+    );
+    expect(valueOf(moved.spec?.containers[0], 'NO_PROXY')).not.toContain('lab.team-b.internal');
+
+    // Other namespaces keep the cluster values.
+    const other = await client.create(resources.pods, pod('r', 'team-a'), {
+      dryRun: true,
+    });
+    expect(valueOf(other.spec?.containers[0], 'HTTPS_PROXY')).toBe(PROXY);
+  });
+
+  it('was never refused: every patch the injector answered was accepted by the apiserver', async () => {
+    const requests = await server?.registry.getSingleMetric('kfx_admission_requests_total')?.get();
+    const outcomes = new Set(
+      (requests?.values ?? []).filter((v) => v.value > 0).map((v) => v.labels.outcome),
+    );
+    expect(outcomes.has('patched')).toBe(true);
+    expect([...outcomes].filter((o) => o !== 'patched' && o !== 'allowed')).toEqual([]);
+    const errors = await server?.registry.getSingleMetric('kfx_admission_errors_total')?.get();
+    expect((errors?.values ?? []).filter((v) => v.value > 0)).toEqual([]);
+  });
+});
