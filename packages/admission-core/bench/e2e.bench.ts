@@ -1,0 +1,240 @@
+// End-to-end benchmark on a real control plane: Pods created per second through kube-apiserver
+// with the admission server registered as a mutating webhook, against no webhook at all and
+// against a hand-written webhook that answers the same patch without computing it (so the
+// apiserver does the same work), in alternating rounds. Run with `pnpm run bench:e2e` (builds first). Prints figures; asserts nothing.
+import { applyManifests, startControlPlane } from '@kfx/testenv';
+import {
+  admissionReviewFor,
+  renderWebhookConfiguration,
+  writeDevCertificates,
+} from '@kfx/admission-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { notebookPod } from '../src/testing/notebook-pod.ts';
+import { percentile } from './load.ts';
+import { proxyWebhook } from './proxy-webhook.ts';
+import { startServer } from './servers.ts';
+
+const PODS = Number(process.env.BENCH_PODS ?? 400);
+const CONCURRENCY = 16;
+
+const env = await startControlPlane();
+const dir = await mkdtemp(join(tmpdir(), 'kfx-bench-e2e-'));
+const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
+const serverEnv = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
+const webhookServer = await startServer('kfx-server.ts', serverEnv);
+
+const tls: RequestOptions = {};
+await env.kubeConfig.applyToHTTPSOptions(tls);
+const agent = new Agent({
+  keepAlive: true,
+  maxSockets: CONCURRENCY,
+  ca: tls.ca,
+  cert: tls.cert,
+  key: tls.key,
+});
+const server = new URL(env.server);
+
+function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: server.hostname,
+        port: server.port,
+        path,
+        method,
+        agent,
+        headers: payload
+          ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+          : {},
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function pod(name: string, namespace: string) {
+  const object = notebookPod(name, namespace);
+  // Owner references and managed fields belong to a controller that does not exist here.
+  const metadata = { ...object.metadata };
+  delete metadata.ownerReferences;
+  delete metadata.managedFields;
+  return { ...object, metadata };
+}
+
+type Mode = 'without' | 'echo' | 'kfx';
+
+/** Which webhook the apiserver calls right now, from two dry-run creates. */
+async function calledWebhook(): Promise<Mode> {
+  const echo = await call(
+    'POST',
+    '/api/v1/namespaces/bench-probe/pods?dryRun=All',
+    pod('echo-probe', 'bench-probe'),
+  );
+  if (echo.status === 403) return 'echo';
+  const probe = await call(
+    'POST',
+    '/api/v1/namespaces/bench-probe/pods?dryRun=All',
+    pod('probe', 'bench-probe'),
+  );
+  if (probe.status !== 201) throw new Error(`dry-run create failed: ${probe.status} ${probe.text}`);
+  return probe.text.includes('HTTPS_PROXY') ? 'kfx' : 'without';
+}
+
+async function switchTo(mode: Mode): Promise<void> {
+  await call(
+    'DELETE',
+    '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/kfx-bench',
+  );
+  if (mode !== 'without')
+    await applyManifests(env.kubeConfig, JSON.stringify(configurations[mode]));
+  const deadline = Date.now() + 30_000;
+  while ((await calledWebhook()) !== mode) {
+    if (Date.now() > deadline) throw new Error(`the apiserver did not switch to ${mode}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function round(
+  namespace: string,
+): Promise<{ podsPerSecond: number; latenciesMs: number[]; errors: number }> {
+  await applyManifests(env.kubeConfig, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace },
+  });
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < PODS) {
+        const name = `pod-${next++}`;
+        const t0 = performance.now();
+        const answer = await call(
+          'POST',
+          `/api/v1/namespaces/${namespace}/pods`,
+          pod(name, namespace),
+        );
+        latenciesMs.push(performance.now() - t0);
+        if (answer.status !== 201) errors += 1;
+      }
+    }),
+  );
+  return { podsPerSecond: PODS / ((performance.now() - started) / 1000), latenciesMs, errors };
+}
+
+/** The patch kfx answers for the benchmark's Pods (they differ only in name). */
+function kfxPatch(): Promise<string> {
+  const review = admissionReviewFor({ object: pod('any', 'bench-0') });
+  const body = JSON.stringify(review);
+  return new Promise((resolve, reject) => {
+    const options = {
+      host: '127.0.0.1',
+      port: webhookServer.port,
+      path: '/mutate/proxy',
+      method: 'POST',
+      ca: certs.caCert,
+    };
+    const req = request(options, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        resolve((JSON.parse(text) as { response: { patch: string } }).response.patch);
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const echoServer = await startServer('echo-server.ts', { ...serverEnv, PATCH: await kfxPatch() });
+
+const podCreate = [
+  { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
+];
+const echoWebhook = { name: 'echo', path: '/', type: 'mutating', failureMode: 'deny' } as const;
+const configuration = (port: number, webhook: typeof proxyWebhook | typeof echoWebhook) =>
+  renderWebhookConfiguration({
+    kind: 'mutating',
+    name: 'kfx-bench',
+    namespace: 'kfx-system',
+    url: `https://127.0.0.1:${port}`,
+    caBundle: certs.caCert,
+    webhooks: [{ webhook, rules: podCreate, failurePolicy: 'Fail' }],
+  });
+const configurations = {
+  kfx: configuration(webhookServer.port, proxyWebhook),
+  echo: configuration(echoServer.port, echoWebhook),
+};
+
+try {
+  await applyManifests(env.kubeConfig, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'bench-probe' },
+  });
+  const modes: Mode[] = ['without', 'echo', 'kfx'];
+  const results = new Map(
+    modes.map((mode) => [
+      mode,
+      { podsPerSecond: [] as number[], latenciesMs: [] as number[], errors: 0 },
+    ]),
+  );
+  await round('bench-warmup'); // apiserver caches, connections, JIT
+  for (let index = 0; index < 2 * modes.length; index += 1) {
+    const mode = modes[index % modes.length] ?? 'without';
+    await switchTo(mode);
+    const result = await round(`bench-${index}`);
+    const r = results.get(mode);
+    r?.podsPerSecond.push(result.podsPerSecond);
+    r?.latenciesMs.push(...result.latenciesMs);
+    if (r) r.errors += result.errors;
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const rate = (mode: Mode) => mean(results.get(mode)?.podsPerSecond ?? []);
+  console.log(
+    `${PODS} Pods (3 containers each) per round, ${CONCURRENCY} at a time, 2 rounds per mode, alternating. ` +
+      'kube-apiserver, etcd, the webhook and this client share the machine.',
+  );
+  console.log('webhook                    Pods/s  create p50 ms  p99 ms  errors');
+  const labels: Record<Mode, string> = {
+    without: 'none',
+    echo: 'hand-written, same patch',
+    kfx: 'kfx admission (patch)',
+  };
+  for (const mode of modes) {
+    const r = results.get(mode);
+    if (!r) continue;
+    console.log(
+      `${labels[mode].padEnd(24)} ${rate(mode).toFixed(0).padStart(8)} ${percentile(r.latenciesMs, 50).toFixed(2).padStart(14)} ` +
+        `${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} ${String(r.errors).padStart(7)}`,
+    );
+  }
+  console.log(
+    `kfx/none: ${(rate('kfx') / rate('without')).toFixed(2)}× Pods per second; ` +
+      `echo/none: ${(rate('echo') / rate('without')).toFixed(2)}×; kfx/echo: ${(rate('kfx') / rate('echo')).toFixed(2)}×`,
+  );
+} finally {
+  agent.destroy();
+  await webhookServer.stop();
+  await echoServer.stop();
+  await env.stop();
+  await rm(dir, { recursive: true, force: true });
+}
