@@ -113,6 +113,16 @@ export class KubeClient extends KubeVerbs {
     }
   }
 
+  /** Sends a request and returns the answer as text (e.g. `pods/log`). */
+  async requestText(method: string, path: string, options: RequestOptions = {}): Promise<string> {
+    const sent = await this.#exchange(method, path, options);
+    try {
+      return await readBody(sent, method, path);
+    } catch (error) {
+      throw options.signal?.aborted ? options.signal.reason : error;
+    }
+  }
+
   /** Sends a request and returns the open response (watches, `pods/log?follow=true`). */
   async stream(
     method: string,

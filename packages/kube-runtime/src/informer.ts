@@ -334,7 +334,7 @@ function defaultName(ref: ResourceRef, options: Selectors): string {
 }
 
 /** Readiness over several informers: ok when all synced and watching, else why not. */
-export function informersReady(informers: readonly Informer<KubeObject>[]): {
+export function informersReady(informers: readonly Pick<Informer<never>, 'status'>[]): {
   ok: boolean;
   reasons: string[];
 } {

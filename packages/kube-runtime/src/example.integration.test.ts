@@ -1,0 +1,117 @@
+// The README's controller (examples/tenant-proxy-controller.ts) on a real control plane: it
+// creates what is missing, repairs drift and deletions, records Events, serves readiness and
+// metrics, and in a steady state its resyncs reconcile without a single write.
+import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startController } from '../examples/tenant-proxy-controller.js';
+import { KubeClient } from './client.js';
+import { isNotFound } from './errors.js';
+import { resources, type KubeObject } from './resources.js';
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+const logger = pino({ level: 'silent' });
+let env: ControlPlane;
+let admin: KubeClient;
+let controller: Awaited<ReturnType<typeof startController>>;
+
+beforeAll(async () => {
+  env = await startControlPlane();
+  admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
+  controller = await startController({
+    kubeConfig: env.kubeConfig,
+    proxy: { httpsProxy: 'http://proxy.example:3128', noProxy: '.svc,.cluster.local,10.0.0.0/8' },
+    port: 0,
+    logger,
+    resyncMs: 300,
+  });
+});
+afterAll(async () => {
+  await controller.stop();
+  admin.close();
+  await env.stop();
+});
+
+const proxyEnv = (namespace: string) =>
+  admin.get<ConfigMap>(resources.configMaps, 'proxy-env', { namespace }).catch((e: unknown) => {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  });
+
+async function eventually<T>(description: string, check: () => Promise<T | undefined>): Promise<T> {
+  return waitFor(
+    async () => {
+      const value = await check();
+      return value === undefined ? { done: false, saw: 'not yet' } : { done: true, value };
+    },
+    { description, timeoutMs: 30_000 },
+  );
+}
+
+const metric = async (name: string, labels: string) => {
+  const text = await (await fetch(`${controller.ops.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return Number(line?.split(' ').at(-1) ?? 0);
+};
+
+describe('the example controller', () => {
+  it('gives every tenant namespace its proxy ConfigMap and tells people about it', async () => {
+    await eventually('readiness', async () =>
+      (await fetch(`${controller.ops.url}/readyz`)).ok ? true : undefined,
+    );
+    await admin.create(resources.namespaces, {
+      metadata: { name: 'team-x', labels: { 'kfx.dev/tenant': 'yes' } },
+    });
+    await admin.create(resources.namespaces, { metadata: { name: 'not-a-tenant' } });
+    const cm = await eventually('the ConfigMap', () => proxyEnv('team-x'));
+    expect(cm.data).toEqual({
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      NO_PROXY: '.svc,.cluster.local,10.0.0.0/8',
+    });
+    expect(await proxyEnv('not-a-tenant')).toBeUndefined();
+    const events = await admin.list<KubeObject & { reason?: string }>(resources.events, {
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=team-x',
+    });
+    expect(events.items.map((e) => e.reason)).toContain('ProxyConfigApplied');
+    expect(controller.elector.isLeader()).toBe(true);
+  });
+
+  it('repairs an edited or deleted ConfigMap', async () => {
+    await admin.patch(
+      resources.configMaps,
+      'proxy-env',
+      { data: { HTTPS_PROXY: 'http://elsewhere:8080' } },
+      { namespace: 'team-x' },
+    );
+    await eventually('the repair', async () =>
+      (await proxyEnv('team-x'))?.data?.HTTPS_PROXY === 'http://proxy.example:3128'
+        ? true
+        : undefined,
+    );
+    await admin.delete(resources.configMaps, 'proxy-env', { namespace: 'team-x' });
+    await eventually('the re-creation', () => proxyEnv('team-x'));
+  });
+
+  it('makes no write while resyncs reconcile a steady cluster', async () => {
+    const before = await proxyEnv('team-x');
+    // Let the informers see the last write, then count over several resyncs.
+    await eventually('a quiet moment', async () =>
+      (await metric('kfx_controller_queue_depth', 'tenant-proxy')) === 0 ? true : undefined,
+    );
+    const patches = await metric('kfx_kube_api_requests_total', 'method="PATCH"');
+    const reconciles = await metric('kfx_controller_reconcile_total', 'result="success"');
+    await eventually('five more reconciles', async () =>
+      (await metric('kfx_controller_reconcile_total', 'result="success"')) >= reconciles + 5
+        ? true
+        : undefined,
+    );
+    expect(await metric('kfx_kube_api_requests_total', 'method="PATCH"')).toBe(patches);
+    expect((await proxyEnv('team-x'))?.metadata?.resourceVersion).toBe(
+      before?.metadata?.resourceVersion,
+    );
+  });
+});
