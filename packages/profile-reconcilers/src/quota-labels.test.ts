@@ -31,3 +31,46 @@ describe('quotaOverridesFromLabels', () => {
     for (const q of ['', '1 Gi', 'Gi', '1GB', '--1']) expect(isQuantity(q)).toBe(false);
   });
 });
+
+describe('quota label validation', () => {
+  const prefix = 'quotas.kfx.dev';
+
+  it('reports a resource a ResourceQuota cannot limit, and keeps the others', () => {
+    const result = quotaOverridesFromLabels(
+      { 'quotas.kfx.dev/cpus': '4', 'quotas.kfx.dev/pods': '20' },
+      prefix,
+    );
+    expect(result.hard).toEqual({ pods: '20' });
+    expect(result.problems[0]?.reason).toContain(
+      '"cpus" is not a resource a ResourceQuota can limit',
+    );
+  });
+
+  it('refuses negative values and fractions of countable objects', () => {
+    const result = quotaOverridesFromLabels(
+      {
+        'quotas.kfx.dev/requests.memory': '-1Gi',
+        'quotas.kfx.dev/pods': '1.5',
+        'quotas.kfx.dev/requests.cpu': '1.5',
+      },
+      prefix,
+    );
+    expect(result.hard).toEqual({ 'requests.cpu': '1.5' });
+    expect(result.problems.map((p) => p.label).sort()).toEqual([
+      'quotas.kfx.dev/pods',
+      'quotas.kfx.dev/requests.memory',
+    ]);
+  });
+
+  it('takes site aliases for resources whose names hold a slash', () => {
+    const result = quotaOverridesFromLabels({ 'q.example.org/amd': '1' }, 'q.example.org', {
+      aliases: { amd: 'requests.amd.com/gpu' },
+    });
+    expect(result.hard).toEqual({ 'requests.amd.com/gpu': '1' });
+  });
+
+  it('ignores labels with other prefixes, including a prefix that merely starts the same', () => {
+    const result = quotaOverridesFromLabels({ 'quotas.kfx.dev.evil/pods': 'x' }, prefix);
+    expect(result).toEqual({ hard: {}, problems: [] });
+  });
+});

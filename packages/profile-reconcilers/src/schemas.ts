@@ -48,3 +48,11 @@ export const labelKey = z.string().refine(
   },
   { message: 'expected a label key such as example.com/name' },
 );
+
+/** RBAC objects take any name a URL path segment can hold (upstream uses `namespaceAdmin`). */
+export const rbacName = z
+  .string()
+  .min(1)
+  .refine((name) => !/[/%]/.test(name) && name !== '.' && name !== '..', {
+    message: 'expected an RBAC name (no "/" or "%", not "." or "..")',
+  });

@@ -1,7 +1,7 @@
 // `quotas`: one ResourceQuota per Profile namespace from configured defaults, overridden per
 // Profile by labels `<prefix>/<resource>` (see quota-labels.ts). The defaults are those of the
 // Statistics Canada site controller, so that a drop-in migration changes nothing by itself.
-import { resources } from '@kfx/kube-runtime';
+import { parseQuantity, resources } from '@kfx/kube-runtime';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
@@ -32,7 +32,10 @@ export const quotasConfigSchema = z
     defaults: quantityMap
       .superRefine((hard, context) => {
         for (const [resource, value] of Object.entries(hard)) {
-          const problem = quotaResourceProblem(resource) ?? quotaValueProblem(resource, value);
+          // A value that is no quantity at all is already reported by `quantityMap`.
+          const problem =
+            quotaResourceProblem(resource) ??
+            (parseQuantity(value) ? quotaValueProblem(resource, value) : undefined);
           if (problem) context.addIssue({ code: 'custom', message: problem, path: [resource] });
         }
       })

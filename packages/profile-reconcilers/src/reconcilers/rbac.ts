@@ -7,7 +7,7 @@ import type { RbacV1Subject, V1RoleBinding } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace, type Profile } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
-import { objectName } from '../schemas.js';
+import { rbacName } from '../schemas.js';
 import {
   compileText,
   renderText,
@@ -27,11 +27,11 @@ const subjectSchema = z.strictObject({
 
 const bindingSchema = z
   .strictObject({
-    name: objectName,
+    name: rbacName,
     /** Bind this ClusterRole… */
-    clusterRole: objectName.optional(),
+    clusterRole: rbacName.optional(),
     /** …or this Role of the Profile's namespace. */
-    role: objectName.optional(),
+    role: rbacName.optional(),
     subjects: z.array(subjectSchema).default([]),
     /** Also bind the Profile's owner (spec.owner). */
     owner: z.boolean().default(false),

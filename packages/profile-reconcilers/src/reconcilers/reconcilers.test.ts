@@ -1,0 +1,326 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeObject } from '@kfx/kube-runtime';
+import type {
+  V1ConfigMap,
+  V1Namespace,
+  V1ResourceQuota,
+  V1RoleBinding,
+} from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { enableReconciler } from '../enable.js';
+import type { Profile } from '../profile.js';
+import type { ProfileReconciler } from '../reconciler.js';
+import { namespaceReconciler } from './namespace.js';
+import { networkPoliciesReconciler } from './network-policies.js';
+import { proxyConfigReconciler } from './proxy-config.js';
+import { quotasReconciler } from './quotas.js';
+import { rbacReconciler } from './rbac.js';
+import { templatesReconciler } from './templates.js';
+
+const profile = (labels: Record<string, string> = {}, owner = true): Profile => ({
+  metadata: { name: 'team-a', uid: 'u-1', labels },
+  spec: owner ? { owner: { kind: 'User', name: 'alice@example.com' } } : {},
+});
+
+function run<C, P>(
+  reconciler: ProfileReconciler<C, P>,
+  config: unknown,
+  p = profile(),
+  baseDir = '.',
+) {
+  return enableReconciler(reconciler, config, {
+    baseDir,
+    key: `reconcilers.${reconciler.name}`,
+  }).desired(p);
+}
+const names = (objects: KubeObject[]) => objects.map((o) => o.metadata?.name);
+
+describe('quotas', () => {
+  it('uses the Statistics Canada defaults, with label overrides and a warning naming a bad label', () => {
+    const { objects, problems } = run(
+      quotasReconciler,
+      undefined,
+      profile({
+        'quotas.kfx.dev/gpu': '4',
+        'quotas.kfx.dev/limits.memory': 'much',
+      }),
+    );
+    const quota = objects[0] as V1ResourceQuota;
+    expect(quota.metadata).toEqual({ name: 'quotas', namespace: 'team-a' });
+    expect(quota.spec?.hard).toMatchObject({
+      'requests.cpu': '70',
+      'limits.memory': '368G',
+      'requests.storage': '100T',
+      'requests.nvidia.com/gpu': '4',
+      pods: '100',
+      'services.nodeports': '0',
+      'services.loadbalancers': '0',
+    });
+    expect(problems).toEqual([
+      expect.objectContaining({ label: 'quotas.kfx.dev/limits.memory', value: 'much' }),
+    ]);
+    expect(problems[0]?.message).toContain('label quotas.kfx.dev/limits.memory="much" ignored');
+  });
+
+  it('reads the StatCan label prefix for a drop-in migration', () => {
+    const { objects } = run(
+      quotasReconciler,
+      { labelPrefix: 'quotas.statcan.gc.ca' },
+      profile({ 'quotas.statcan.gc.ca/requests.cpu': '12' }),
+    );
+    expect((objects[0] as V1ResourceQuota).spec?.hard?.['requests.cpu']).toBe('12');
+  });
+
+  it('refuses a default that a ResourceQuota cannot hold, naming the key', () => {
+    expect(() => run(quotasReconciler, { defaults: { cpus: '4' } })).toThrow(
+      /reconcilers\.quotas\.defaults\.cpus: "cpus" is not a resource/,
+    );
+    expect(() => run(quotasReconciler, { labelPrefix: 'a/b' })).toThrow(
+      /reconcilers\.quotas\.labelPrefix: expected a DNS subdomain/,
+    );
+  });
+});
+
+describe('rbac', () => {
+  const config = {
+    bindings: [
+      {
+        name: 'profile-support',
+        clusterRole: 'profile-support',
+        subjects: [{ kind: 'Group', name: 'support' }],
+      },
+      { name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true },
+      {
+        name: 'privileged-sa',
+        clusterRole: 'psp-privileged',
+        subjects: [
+          { kind: 'Group', name: 'system:serviceaccounts:{{ profile.namespace }}' },
+          { kind: 'ServiceAccount', name: 'default-editor' },
+        ],
+      },
+    ],
+  };
+
+  it('binds groups, the owner and templated subjects to the configured roles', () => {
+    const { objects, problems } = run(rbacReconciler, config);
+    expect(problems).toEqual([]);
+    const [support, admin, sa] = objects as V1RoleBinding[];
+    expect(support?.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'profile-support',
+    });
+    expect(support?.subjects).toEqual([
+      { kind: 'Group', name: 'support', apiGroup: 'rbac.authorization.k8s.io' },
+    ]);
+    expect(admin?.subjects).toEqual([
+      { kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' },
+    ]);
+    expect(sa?.subjects).toEqual([
+      {
+        kind: 'Group',
+        name: 'system:serviceaccounts:team-a',
+        apiGroup: 'rbac.authorization.k8s.io',
+      },
+      { kind: 'ServiceAccount', name: 'default-editor', namespace: 'team-a' },
+    ]);
+  });
+
+  it('skips an owner binding of a Profile without an owner, says so, and keeps earlier ones', () => {
+    const { objects, problems, incomplete } = run(rbacReconciler, config, profile({}, false));
+    expect(names(objects)).toEqual(['profile-support', 'privileged-sa']);
+    expect(problems[0]?.message).toContain(
+      'RoleBinding namespaceAdmin: the Profile has no spec.owner',
+    );
+    expect(incomplete).toBe(true);
+  });
+
+  it('names the binding key that is wrong', () => {
+    expect(() =>
+      run(rbacReconciler, { bindings: [{ name: 'x', subjects: [{ kind: 'Group', name: 'g' }] }] }),
+    ).toThrow(/reconcilers\.rbac\.bindings\.0: set exactly one of clusterRole and role/);
+    expect(() =>
+      run(rbacReconciler, {
+        bindings: [{ name: 'x', role: 'r', subjects: [{ kind: 'Group', name: '{{ group }}' }] }],
+      }),
+    ).toThrow(
+      /reconcilers\.rbac\.bindings\.0\.subjects\.0\.name, line 1: unknown variable "group"/,
+    );
+  });
+});
+
+describe('network-policies', () => {
+  it('ships the Kubeflow set, with the internet egress on only for labelled Profiles', () => {
+    const plain = run(networkPoliciesReconciler, {});
+    expect(names(plain.objects)).toEqual([
+      'default-deny',
+      'allow-same-namespace',
+      'allow-ingress-gateway',
+      'allow-knative',
+      'allow-kubeflow-system',
+      'allow-prometheus',
+      'allow-egress-dns',
+      'allow-egress-istiod',
+      'allow-egress-cluster-local-gateway',
+      'allow-egress-knative',
+      'allow-egress-kubeflow-system',
+    ]);
+    const open = run(
+      networkPoliciesReconciler,
+      {},
+      profile({ 'network-policies.kfx.dev/allow-egress-internet': 'true' }),
+    );
+    const internet = open.objects.find((o) => o.metadata?.name === 'allow-egress-internet');
+    expect(internet).toMatchObject({
+      spec: {
+        egress: [
+          {
+            to: [
+              {
+                ipBlock: {
+                  cidr: '0.0.0.0/0',
+                  except: expect.arrayContaining([
+                    '10.0.0.0/8',
+                    '172.16.0.0/12',
+                    '192.168.0.0/16',
+                  ]) as unknown,
+                },
+              },
+              { ipBlock: { cidr: '::/0' } },
+            ],
+          },
+        ],
+      },
+    });
+  });
+
+  it('drops, adds and replaces policies by name, and uses the configured namespaces', () => {
+    const { objects } = run(networkPoliciesReconciler, {
+      namespaces: { istio: 'mesh' },
+      disable: ['allow-prometheus', 'allow-knative'],
+      kubeApiServer: { cidrs: ['10.0.0.1/32'] },
+      policies: [{ name: 'default-deny', spec: { podSelector: {}, policyTypes: ['Ingress'] } }],
+    });
+    const byName = new Map(
+      objects.map((o) => [o.metadata?.name, o as KubeObject & { spec: unknown }]),
+    );
+    expect(byName.has('allow-prometheus')).toBe(false);
+    expect(byName.get('default-deny')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    expect(JSON.stringify(byName.get('allow-egress-istiod'))).toContain(
+      '"kubernetes.io/metadata.name":"mesh"',
+    );
+    expect(byName.get('allow-egress-kube-apiserver')?.spec).toMatchObject({
+      egress: [
+        { to: [{ ipBlock: { cidr: '10.0.0.1/32' } }], ports: [{ port: 443 }, { port: 6443 }] },
+      ],
+    });
+  });
+
+  it('warns about a switch label with a bad value or for no optional policy', () => {
+    const { problems } = run(
+      networkPoliciesReconciler,
+      {},
+      profile({
+        'network-policies.kfx.dev/allow-egress-internet': 'yes',
+        'network-policies.kfx.dev/default-deny': 'false',
+      }),
+    );
+    expect(problems.map((p) => p.label).sort()).toEqual([
+      'network-policies.kfx.dev/allow-egress-internet',
+      'network-policies.kfx.dev/default-deny',
+    ]);
+  });
+
+  it('catches a typo in disable', () => {
+    expect(() => run(networkPoliciesReconciler, { disable: ['allow-prometeus'] })).toThrow(
+      /reconcilers\.network-policies\.disable\.0: "allow-prometeus" is not in the kubeflow preset/,
+    );
+  });
+});
+
+describe('proxy-config', () => {
+  it('writes both spellings of each variable and a de-duplicated NO_PROXY', () => {
+    const { objects } = run(proxyConfigReconciler, {
+      httpProxy: 'http://proxy.example.com:3128',
+      httpsProxy: 'http://proxy.example.com:3128',
+      noProxy: ['localhost', '.svc', '10.0.0.0/8', '.svc'],
+      extra: { NODE_USE_ENV_PROXY: '1' },
+    });
+    const data = (objects[0] as V1ConfigMap).data;
+    expect(objects[0]?.metadata?.name).toBe('kfx-proxy');
+    expect(data).toEqual({
+      HTTP_PROXY: 'http://proxy.example.com:3128',
+      http_proxy: 'http://proxy.example.com:3128',
+      HTTPS_PROXY: 'http://proxy.example.com:3128',
+      https_proxy: 'http://proxy.example.com:3128',
+      NO_PROXY: 'localhost,.svc,10.0.0.0/8',
+      no_proxy: 'localhost,.svc,10.0.0.0/8',
+      NODE_USE_ENV_PROXY: '1',
+    });
+  });
+
+  it('needs a proxy URL', () => {
+    expect(() => run(proxyConfigReconciler, {})).toThrow(
+      /reconcilers\.proxy-config: set httpProxy, httpsProxy or both/,
+    );
+    expect(() => run(proxyConfigReconciler, { httpProxy: 'proxy:3128' })).toThrow(
+      /reconcilers\.proxy-config\.httpProxy/,
+    );
+  });
+});
+
+describe('namespace', () => {
+  it('creates the namespace with the owner annotation, Kubeflow labels and a Pod Security level', () => {
+    const { objects } = run(namespaceReconciler, {
+      podSecurity: { enforce: 'restricted', warn: 'restricted' },
+    });
+    const ns = objects[0] as V1Namespace;
+    expect(ns.metadata?.name).toBe('team-a');
+    expect(ns.metadata?.annotations).toEqual({ owner: 'alice@example.com' });
+    expect(ns.metadata?.labels).toMatchObject({
+      'app.kubernetes.io/part-of': 'kubeflow-profile',
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/warn': 'restricted',
+    });
+  });
+});
+
+describe('templates', () => {
+  it('reads files relative to the config, puts objects in the Profile namespace unless told otherwise', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-templates-'));
+    writeFileSync(
+      join(dir, 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  owner: "{{ owner.name }}"\n',
+    );
+    const { objects } = run(
+      templatesReconciler,
+      {
+        files: ['cm.yaml'],
+        inline: [
+          {
+            name: 'app',
+            content: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: argocd}\n',
+          },
+        ],
+      },
+      profile(),
+      dir,
+    );
+    expect(objects.map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`)).toEqual([
+      'team-a/owner',
+      'argocd/app',
+    ]);
+    expect((objects[0] as V1ConfigMap).data).toEqual({ owner: 'alice@example.com' });
+  });
+
+  it('names the file that cannot be read or holds an unknown variable', () => {
+    expect(() => run(templatesReconciler, { files: ['missing.yaml'] })).toThrow(
+      /reconcilers\.templates: reconcilers\.templates\.files: cannot read .*missing\.yaml: ENOENT/,
+    );
+    expect(() =>
+      run(templatesReconciler, { inline: [{ name: 'x.yaml', content: 'a: {{ profile.owner }}' }] }),
+    ).toThrow(/template x\.yaml, line 1: unknown variable "profile\.owner"/);
+  });
+});
