@@ -15,8 +15,8 @@ export interface RequestHandlerOptions {
   log: Logger;
   limits: BodyLimits;
   handlerTimeoutMs: number;
-  /** 'ready', or why not: readiness is false while starting and while shutting down. */
-  readiness(): 'ready' | 'starting' | 'shutting down';
+  /** Not ready while starting, while shutting down, or while a webhook says so. */
+  readiness(): { ok: boolean; reasons: string[] };
   draining(): boolean;
 }
 
@@ -129,8 +129,8 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       return;
     }
     if (path === '/healthz' || path === '/readyz') {
-      const state = path === '/healthz' ? 'ready' : options.readiness();
-      const status = state === 'ready' ? 200 : 503;
+      const state = path === '/healthz' ? { ok: true, reasons: [] } : options.readiness();
+      const status = state.ok ? 200 : 503;
       if (!bodiless) {
         sendStatus(request, response, 405, `${path} accepts GET only`, {
           close,
@@ -138,7 +138,8 @@ export function createRequestHandler(options: RequestHandlerOptions) {
         });
         return;
       }
-      send(request, response, status, 'text/plain', state === 'ready' ? 'ok\n' : `${state}\n`, {
+      const text = state.ok ? 'ok\n' : `${state.reasons.join('\n')}\n`;
+      send(request, response, status, 'text/plain', text, {
         close,
       });
       return;

@@ -12,6 +12,7 @@ import { createRequestHandler } from './handle-request.js';
 import { createAdmissionMetrics, type AdmissionMetrics } from './metrics.js';
 import { createMetricsServer, type MetricsServer } from './metrics-server.js';
 import { resolveOptions, type AdmissionServerOptions } from './server-options.js';
+import type { Webhook } from './webhook.js';
 import {
   checkTlsPair,
   readTlsFiles,
@@ -73,12 +74,54 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     log,
     limits: { maxBytes: config.maxBodyBytes, timeoutMs: config.bodyTimeoutMs },
     handlerTimeoutMs: config.handlerTimeoutMs,
-    readiness: () => {
-      if (state === 'ready') return 'ready';
-      return state === 'new' || state === 'starting' ? 'starting' : 'shutting down';
-    },
+    readiness,
     draining: () => drain?.draining ?? false,
   });
+
+  function readiness(): { ok: boolean; reasons: string[] } {
+    if (state !== 'ready') return { ok: false, reasons: [state === 'new' ? 'starting' : state] };
+    const reasons: string[] = [];
+    for (const webhook of config.webhooks) {
+      try {
+        const answer = webhook.readiness?.() ?? { ok: true, reasons: [] };
+        if (!answer.ok)
+          reasons.push(...answer.reasons.map((reason) => `${webhook.name}: ${reason}`));
+        if (!answer.ok && answer.reasons.length === 0) reasons.push(`${webhook.name}: not ready`);
+      } catch (error) {
+        reasons.push(`${webhook.name}: readiness check failed: ${(error as Error).message}`);
+      }
+    }
+    return { ok: reasons.length === 0, reasons };
+  }
+
+  const started: Webhook[] = [];
+
+  async function startWebhooks(): Promise<void> {
+    await Promise.all(
+      config.webhooks.map(async (webhook) => {
+        if (!webhook.start) return;
+        try {
+          await webhook.start();
+          started.push(webhook);
+        } catch (error) {
+          throw new Error(`webhook ${webhook.name} failed to start: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+      }),
+    );
+  }
+
+  async function stopWebhooks(): Promise<void> {
+    const stopping = started.splice(0).map(async (webhook) => {
+      try {
+        await webhook.stop?.();
+      } catch (error) {
+        log.error({ err: error, webhook: webhook.name }, 'webhook failed to stop');
+      }
+    });
+    await Promise.all(stopping);
+  }
 
   function useCertificate(pair: TlsPair, why: string): void {
     const certificate = new X509Certificate(pair.cert);
@@ -102,6 +145,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
       watcher?.close();
       server?.close();
       await metricsServer?.close();
+      await stopWebhooks();
       state = 'closed';
       throw error;
     }
@@ -117,6 +161,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
       checkTlsPair(pair, 'the tls option');
     }
     useCertificate(pair, 'serving certificate loaded');
+    await startWebhooks();
     const secure = createSecureServer({
       ...TLS_SETTINGS,
       ...pair,
@@ -184,6 +229,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     const { forced } = (await drain?.close(config.shutdownTimeoutMs)) ?? { forced: 0 };
     if (forced > 0) log.warn({ forced }, 'cut connections still open after shutdownTimeoutMs');
     await metricsServer?.close();
+    await stopWebhooks();
     state = 'closed';
     log.info('admission server closed');
   }

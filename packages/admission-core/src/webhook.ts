@@ -34,6 +34,12 @@ interface WebhookBase {
   /** HTTPS path the apiserver posts to, e.g. `/mutate/proxy-injector`. */
   path: string;
   failureMode: FailureMode;
+  /** Called by the server before it listens, e.g. to fill a cache; a rejection fails start(). */
+  start?(): Promise<void>;
+  /** Called by the server after close() has drained the last request. */
+  stop?(): Promise<void>;
+  /** Consulted by `GET /readyz`: not ready while `ok` is false (the reasons are shown). */
+  readiness?(): { ok: boolean; reasons: string[] };
 }
 
 export interface MutatingWebhook<T extends object = Record<string, unknown>> extends WebhookBase {
@@ -80,6 +86,11 @@ function check(definition: WebhookBase, handler: string, fn: unknown): void {
     throw new TypeError(`${what}: failureMode must be "admit" or "deny"`);
   }
   if (typeof fn !== 'function') throw new TypeError(`${what}: ${handler} must be a function`);
+  for (const hook of ['start', 'stop', 'readiness'] as const) {
+    if (definition[hook] !== undefined && typeof definition[hook] !== 'function') {
+      throw new TypeError(`${what}: ${hook} must be a function when given`);
+    }
+  }
 }
 
 /** Defines a mutating webhook. Throws a TypeError naming the bad field. */

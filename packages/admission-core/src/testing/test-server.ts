@@ -45,7 +45,10 @@ export async function startTestServer(
     tls: { certFile: certs.certFile, keyFile: certs.keyFile },
     ...options,
   });
-  const { port, metricsPort = 0 } = await server.start();
+  const { port, metricsPort = 0 } = await server.start().catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   return {
     server,
     port,
