@@ -54,7 +54,8 @@ export function quotaValueProblem(resource: string, value: string): string | und
   const quantity = parseQuantity(value);
   if (!quantity) return `"${value}" is not a Kubernetes quantity (e.g. 4, 500m, 16Gi)`;
   if (quantity.numerator < 0n) return `"${value}" is negative`;
-  if (INTEGER.has(resource) && quantity.numerator % quantity.denominator !== 0n) {
+  const counted = INTEGER.has(resource) || resource.startsWith('count/');
+  if (counted && quantity.numerator % quantity.denominator !== 0n) {
     return `"${value}" is not a whole number, and ${resource} counts objects`;
   }
   return undefined;

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { enableBuiltInReconcilers } from '../built-in.js';
 import { createProfileController, type ProfileController } from '../controller/controller.js';
-import type { Profile } from '../profile.js';
+import type { Profile, ProfileCondition } from '../profile.js';
 
 export function testClient(env: ControlPlane): KubeClient {
   return KubeClient.fromKubeConfig(env.kubeConfig, {
@@ -106,3 +106,57 @@ export async function eventually<T extends KubeObject>(
     { description, timeoutMs: 30_000 },
   );
 }
+
+/** The Profile's KfxReconciled condition once `check` accepts it. */
+export async function condition(
+  client: KubeClient,
+  name: string,
+  check: (c: ProfileCondition) => boolean,
+  description: string,
+): Promise<ProfileCondition> {
+  return waitFor(
+    async () => {
+      const profile = await read<Profile>(client, 'profiles', name);
+      const found = profile?.status?.conditions?.find((c) => c.type === 'KfxReconciled');
+      return found && check(found)
+        ? { done: true, value: found }
+        : { done: false, saw: JSON.stringify(found ?? profile?.status ?? 'no profile') };
+    },
+    { description: `Profile ${name}: ${description}`, timeoutMs: 30_000 },
+  );
+}
+
+export interface EventJson extends KubeObject {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  involvedObject?: { kind?: string; name?: string };
+}
+
+/** Events about a (cluster-scoped) Profile, which live in `default`. */
+export async function profileEvents(client: KubeClient, name: string): Promise<EventJson[]> {
+  const list = await client.list<EventJson>(resources.events, {
+    namespace: 'default',
+    fieldSelector: `involvedObject.kind=Profile,involvedObject.name=${name}`,
+  });
+  return list.items;
+}
+
+/** Sum of a counter's values whose labels pass `filter`. */
+export async function counterTotal(
+  registry: Registry,
+  name: string,
+  filter: (labels: Record<string, string | number>) => boolean = () => true,
+): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values.filter((v) => filter(v.labels)).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** API requests that write: POST, PUT, PATCH, DELETE. */
+export const writeRequests = (registry: Registry): Promise<number> =>
+  counterTotal(registry, 'kfx_kube_api_requests_total', (l) =>
+    ['POST', 'PUT', 'PATCH', 'DELETE'].includes(String(l.method)),
+  );
