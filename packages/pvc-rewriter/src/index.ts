@@ -1,1 +1,44 @@
-export { findRule, UNSET_STORAGE_CLASS, type ClaimSpec, type RewriteRule } from './rules.js';
+export { ClusterState, type Readiness } from './cluster-state.js';
+export {
+  ACCESS_MODES,
+  parsePvcRewriterConfig,
+  pvcRewriterConfigSchema,
+  type PvcRewriterConfig,
+  type PvcRewriterConfigInput,
+} from './config.js';
+export { ConfigError, formatIssues, keyPath } from './config-issues.js';
+export {
+  formatSelector,
+  matchesSelector,
+  type LabelSelector,
+  type Labels,
+} from './label-selector.js';
+export { previewPvcRewrite, type PvcPreview, type PvcPreviewOptions } from './preview.js';
+export { pvcRewriterRegistration, pvcRewriterRules } from './registration.js';
+export {
+  BETA_CLASS_ANNOTATION,
+  ORIGINAL_CLASS_ANNOTATION,
+  REWRITE_ANNOTATION,
+  rewriteClaim,
+  ruleName,
+  type Claim,
+  type RewriteContext,
+  type RewriteOutcome,
+} from './rewrite.js';
+export {
+  findRule,
+  matchRule,
+  UNSET_STORAGE_CLASS,
+  type ClaimSpec,
+  type MatchResult,
+  type NamespaceLabels,
+  type RewriteRule,
+  type RuleMatch,
+} from './rules.js';
+export {
+  createPvcRewriter,
+  PVC_REWRITER_NAME,
+  PVC_REWRITER_PATH,
+  type PvcRewriterOptions,
+  type PvcRewriterWebhook,
+} from './webhook.js';

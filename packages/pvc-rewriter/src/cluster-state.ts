@@ -1,0 +1,85 @@
+// What the rewriter knows about the cluster, from watched caches and never from a request per
+// admission: which StorageClasses exist, and (only when a rule has a namespaceSelector) the
+// labels of every namespace.
+import type { V1Namespace, V1StorageClass } from '@kubernetes/client-node';
+import type { Plain } from '@kfx/admission-core';
+import {
+  createInformer,
+  resources,
+  type Informer,
+  type KubeClient,
+  type Logger,
+} from '@kfx/kube-runtime';
+import type { NamespaceLabels } from './rules.js';
+
+type StorageClass = Plain<V1StorageClass>;
+type Namespace = Plain<V1Namespace>;
+
+export interface Readiness {
+  ok: boolean;
+  reasons: string[];
+}
+
+function informerReadiness(informer: Informer<StorageClass> | Informer<Namespace>): string[] {
+  const { name, synced, healthy, lastError } = informer.status();
+  if (!synced) return [`informer ${name} has not synced`];
+  if (!healthy) return [`informer ${name} is not watching${lastError ? `: ${lastError}` : ''}`];
+  return [];
+}
+
+export class ClusterState {
+  readonly storageClasses: Informer<StorageClass>;
+  readonly namespaces: Informer<Namespace> | undefined;
+
+  constructor(client: KubeClient, options: { watchNamespaces: boolean; logger: Logger }) {
+    const { logger } = options;
+    this.storageClasses = createInformer<StorageClass>(client, resources.storageClasses, {
+      logger,
+    });
+    this.namespaces = options.watchNamespaces
+      ? createInformer<Namespace>(client, resources.namespaces, {
+          logger,
+          // Only the labels are read; a large cluster has many namespaces.
+          transform: ({ metadata }) => ({
+            metadata: {
+              name: metadata?.name ?? '',
+              resourceVersion: metadata?.resourceVersion ?? '',
+              labels: metadata?.labels ?? {},
+            },
+          }),
+        })
+      : undefined;
+  }
+
+  /** undefined until the cache has synced: no warning is better than a wrong one. */
+  storageClassExists(name: string): boolean | undefined {
+    if (!this.storageClasses.hasSynced()) return undefined;
+    return this.storageClasses.store.get(name) !== undefined;
+  }
+
+  namespaceLabels(name: string): NamespaceLabels {
+    const informer = this.namespaces;
+    if (informer === undefined) return { unknown: 'namespaces are not watched' };
+    if (!informer.hasSynced()) return { unknown: 'the namespace cache has not synced yet' };
+    const namespace = informer.store.get(name);
+    if (namespace === undefined) return { unknown: `namespace ${name} is not in the cache yet` };
+    return { labels: namespace.metadata?.labels ?? {} };
+  }
+
+  async start(): Promise<void> {
+    this.storageClasses.start();
+    this.namespaces?.start();
+    await Promise.all([this.storageClasses.waitForSync(), this.namespaces?.waitForSync()]);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.storageClasses.stop(), this.namespaces?.stop()]);
+  }
+
+  readiness(): Readiness {
+    const reasons = [this.storageClasses, ...(this.namespaces ? [this.namespaces] : [])].flatMap(
+      informerReadiness,
+    );
+    return { ok: reasons.length === 0, reasons };
+  }
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { parsePvcRewriterConfig, pvcRewriterConfigSchema } from './config.js';
+import { ConfigError, formatIssues } from './config-issues.js';
+
+function problems(input: unknown): readonly string[] {
+  try {
+    parsePvcRewriterConfig(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('pvcRewriter configuration', () => {
+  it('accepts the documented rule shapes', () => {
+    const config = parsePvcRewriterConfig({
+      rules: [
+        {
+          accessModes: ['ReadWriteMany'],
+          fromStorageClassNames: ['<unset>', 'vsphere-csi'],
+          namespaceSelector: {
+            matchLabels: { 'app.kubernetes.io/part-of': 'kubeflow-profile' },
+            matchExpressions: [{ key: 'storage', operator: 'NotIn', values: ['local'] }],
+          },
+          storageClassName: 'nfs-client',
+        },
+      ],
+    });
+    expect(config.rules[0]?.storageClassName).toBe('nfs-client');
+  });
+
+  it('stops start-up with a message naming the rule and the key', () => {
+    expect(
+      problems({
+        rules: [
+          { accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' },
+          { accessModes: ['ReadWriteMany'] },
+          { accessModes: ['RWX'], storageClassName: 'NFS_Client', fromStorageClassNames: [''] },
+          { accessModes: [], storageClassName: 'x', fromStorageClassNames: [] },
+          {
+            accessModes: ['ReadWriteMany'],
+            storageClassName: 'x',
+            namespaceSelector: {
+              matchExpressions: [
+                { key: 'a', operator: 'In' },
+                { key: 'b/c/d', operator: 'Exists', values: ['1'] },
+              ],
+            },
+          },
+          'nfs-client',
+        ],
+      }),
+    ).toEqual([
+      'pvcRewriter.rules[1].storageClassName: Required',
+      'pvcRewriter.rules[2].accessModes[0]: expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
+      'pvcRewriter.rules[2].fromStorageClassNames[0]: "" (static binding) is never rewritten; write <unset> for claims that name no class',
+      'pvcRewriter.rules[2].storageClassName: expected a StorageClass name (a DNS subdomain such as nfs-client)',
+      'pvcRewriter.rules[3].accessModes: expected at least one access mode, e.g. [ReadWriteMany]',
+      'pvcRewriter.rules[3].fromStorageClassNames: expected at least one class (<unset> for none), or leave the key out',
+      'pvcRewriter.rules[4].namespaceSelector.matchExpressions[0].values: In needs values',
+      'pvcRewriter.rules[4].namespaceSelector.matchExpressions[1].key: expected a label key such as team or example.com/tier',
+      'pvcRewriter.rules[4].namespaceSelector.matchExpressions[1].values: Exists takes no values',
+      'pvcRewriter.rules[5]: expected a rule (accessModes, fromStorageClassNames, namespaceSelector, storageClassName)',
+    ]);
+  });
+
+  it('rejects unknown keys and a missing rule list', () => {
+    expect(
+      problems({
+        rules: [{ accessModes: ['ReadWriteMany'], storageclassname: 'x', storageClassName: 'y' }],
+      }),
+    ).toEqual(['pvcRewriter.rules[0].storageclassname: unknown key']);
+    expect(problems({})).toEqual(['pvcRewriter.rules: Required']);
+  });
+
+  it('gives full key paths when embedded in the kfx-webhook configuration', () => {
+    const root = z.object({ pvcRewriter: pvcRewriterConfigSchema });
+    const result = root.safeParse({
+      pvcRewriter: { rules: [{}, { accessModes: ['ReadWriteMany'] }] },
+    });
+    expect(formatIssues(result.error?.issues ?? [], '')).toEqual([
+      'pvcRewriter.rules[0].accessModes: Required',
+      'pvcRewriter.rules[0].storageClassName: Required',
+      'pvcRewriter.rules[1].storageClassName: Required',
+    ]);
+  });
+});

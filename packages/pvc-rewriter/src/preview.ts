@@ -1,0 +1,68 @@
+// What the rewriter would do to one claim, offline (`kfx preview pvc.yaml`): the rewritten claim,
+// the JSON Patch the webhook would answer with, and notes. Without the namespace's labels a rule
+// with a namespaceSelector does not match, exactly as in a webhook without API access.
+import { buildPatch, type PatchOperation } from '@kfx/admission-core';
+import type { PvcRewriterConfig } from './config.js';
+import type { Labels } from './label-selector.js';
+import { rewriteClaim, ruleName, type Claim } from './rewrite.js';
+
+export interface PvcPreviewOptions {
+  /** Labels of the claim's namespace, for rules with a namespaceSelector. */
+  namespaceLabels?: Labels;
+  /** StorageClasses that exist; when given, a missing target class is reported. */
+  storageClasses?: readonly string[];
+}
+
+export interface PvcPreview {
+  object: Claim;
+  patch: PatchOperation[];
+  rewritten: boolean;
+  /** What happened and why, then the warnings the webhook would return. */
+  notes: string[];
+  warnings: string[];
+}
+
+function describe(claim: Claim): string {
+  const { namespace, name, generateName } = claim.metadata ?? {};
+  const shown = name ?? (generateName ? `${generateName}*` : '(unnamed)');
+  return `PersistentVolumeClaim ${namespace ? `${namespace}/` : ''}${shown}`;
+}
+
+export function previewPvcRewrite(
+  input: unknown,
+  config: PvcRewriterConfig,
+  options: PvcPreviewOptions = {},
+): PvcPreview {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new TypeError('expected one Kubernetes object (a YAML or JSON mapping)');
+  }
+  const kind = (input as { kind?: unknown }).kind;
+  if (kind !== 'PersistentVolumeClaim') {
+    throw new TypeError(
+      `expected a PersistentVolumeClaim, got ${typeof kind === 'string' ? kind : 'an object without kind'}`,
+    );
+  }
+  const original = input as Claim;
+  const object = structuredClone(original);
+  const { storageClasses, namespaceLabels } = options;
+  const outcome = rewriteClaim(object, config.rules, {
+    namespace: namespaceLabels
+      ? { labels: namespaceLabels }
+      : { unknown: 'no namespace labels were given to the preview' },
+    storageClassExists: storageClasses ? (name) => storageClasses.includes(name) : undefined,
+  });
+  const notes = [`${describe(original)}: ${outcome.reason}`, ...outcome.warnings];
+  if (outcome.match && outcome.rewritten) {
+    const { rule, index } = outcome.match;
+    notes.push(
+      `${ruleName(index)}: accessModes ${rule.accessModes.join(',')} → ${rule.storageClassName}`,
+    );
+  }
+  return {
+    object,
+    patch: buildPatch(original, object),
+    rewritten: outcome.rewritten,
+    notes,
+    warnings: outcome.warnings,
+  };
+}
