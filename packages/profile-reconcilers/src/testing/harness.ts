@@ -147,7 +147,7 @@ export async function profileEvents(client: KubeClient, name: string): Promise<E
 export async function counterTotal(
   registry: Registry,
   name: string,
-  filter: (labels: Record<string, string | number>) => boolean = () => true,
+  filter: (labels: Partial<Record<string, string | number>>) => boolean = () => true,
 ): Promise<number> {
   const metric = registry.getSingleMetric(name);
   if (!metric) return 0;
