@@ -27,15 +27,34 @@ function informerReadiness(informer: Informer<StorageClass> | Informer<Namespace
   return [];
 }
 
+const DEFAULT_CLASS_ANNOTATIONS = [
+  'storageclass.kubernetes.io/is-default-class',
+  'storageclass.beta.kubernetes.io/is-default-class',
+];
+
+function isDefault(storageClass: StorageClass): boolean {
+  const annotations = storageClass.metadata?.annotations ?? {};
+  return DEFAULT_CLASS_ANNOTATIONS.some((key) => annotations[key] === 'true');
+}
+
 export class ClusterState {
   readonly storageClasses: Informer<StorageClass>;
   readonly namespaces: Informer<Namespace> | undefined;
+  #defaults = new Set<string>();
 
   constructor(client: KubeClient, options: { watchNamespaces: boolean; logger: Logger }) {
     const { logger } = options;
     this.storageClasses = createInformer<StorageClass>(client, resources.storageClasses, {
       logger,
     });
+    // Recomputed on change, so that an admission only reads a set.
+    const refresh = () => {
+      const defaults = this.storageClasses.store.list().filter(isDefault);
+      this.#defaults = new Set(defaults.map((c) => c.metadata?.name ?? ''));
+    };
+    this.storageClasses.on('add', refresh);
+    this.storageClasses.on('update', refresh);
+    this.storageClasses.on('delete', refresh);
     this.namespaces = options.watchNamespaces
       ? createInformer<Namespace>(client, resources.namespaces, {
           logger,
@@ -55,6 +74,11 @@ export class ClusterState {
   storageClassExists(name: string): boolean | undefined {
     if (!this.storageClasses.hasSynced()) return undefined;
     return this.storageClasses.store.get(name) !== undefined;
+  }
+
+  /** The classes marked default; undefined until the cache has synced. */
+  defaultStorageClasses(): ReadonlySet<string> | undefined {
+    return this.storageClasses.hasSynced() ? this.#defaults : undefined;
   }
 
   namespaceLabels(name: string): NamespaceLabels {

@@ -2,7 +2,7 @@
 // bad rule stops the process with the rule's key path instead of rewriting claims wrongly.
 import { z } from 'zod';
 import { ConfigError, formatIssues } from './config-issues.js';
-import { UNSET_STORAGE_CLASS } from './rules.js';
+import { DEFAULT_STORAGE_CLASS, UNSET_STORAGE_CLASS } from './rules.js';
 
 export const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 
@@ -34,10 +34,14 @@ const fromClassName = z
         code: 'custom',
         message: `"" (static binding) is never rewritten; write ${UNSET_STORAGE_CLASS} for claims that name no class`,
       });
-    } else if (name !== UNSET_STORAGE_CLASS && !DNS_SUBDOMAIN.test(name)) {
+    } else if (
+      name !== UNSET_STORAGE_CLASS &&
+      name !== DEFAULT_STORAGE_CLASS &&
+      !DNS_SUBDOMAIN.test(name)
+    ) {
       context.addIssue({
         code: 'custom',
-        message: `expected a StorageClass name or ${UNSET_STORAGE_CLASS}`,
+        message: `expected a StorageClass name, ${UNSET_STORAGE_CLASS} or ${DEFAULT_STORAGE_CLASS}`,
       });
     }
   });

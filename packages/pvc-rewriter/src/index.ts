@@ -26,10 +26,12 @@ export {
   type RewriteOutcome,
 } from './rewrite.js';
 export {
+  DEFAULT_STORAGE_CLASS,
   findRule,
   matchRule,
   UNSET_STORAGE_CLASS,
   type ClaimSpec,
+  type ClusterFacts,
   type MatchResult,
   type NamespaceLabels,
   type RewriteRule,

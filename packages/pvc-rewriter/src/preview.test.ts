@@ -40,7 +40,7 @@ describe('offline preview of a claim', () => {
     const preview = previewPvcRewrite(claim({ accessModes: ['ReadWriteMany'] }), config);
     expect(preview.patch).toEqual([]);
     expect(preview.warnings).toEqual([
-      'pvc-rewriter: pvcRewriter.rules[0] skipped, its namespaceSelector cannot be evaluated: no namespace labels were given to the preview',
+      'pvc-rewriter: pvcRewriter.rules[0] skipped, it cannot be decided: no namespace labels were given to the preview',
     ]);
   });
 

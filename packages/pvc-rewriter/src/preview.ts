@@ -11,6 +11,8 @@ export interface PvcPreviewOptions {
   namespaceLabels?: Labels;
   /** StorageClasses that exist; when given, a missing target class is reported. */
   storageClasses?: readonly string[];
+  /** The cluster's default StorageClass, for rules that list `<default>`. */
+  defaultStorageClass?: string;
 }
 
 export interface PvcPreview {
@@ -44,12 +46,13 @@ export function previewPvcRewrite(
   }
   const original = input as Claim;
   const object = structuredClone(original);
-  const { storageClasses, namespaceLabels } = options;
+  const { storageClasses, namespaceLabels, defaultStorageClass } = options;
   const outcome = rewriteClaim(object, config.rules, {
     namespace: namespaceLabels
       ? { labels: namespaceLabels }
       : { unknown: 'no namespace labels were given to the preview' },
     storageClassExists: storageClasses ? (name) => storageClasses.includes(name) : undefined,
+    defaultStorageClasses: defaultStorageClass ? new Set([defaultStorageClass]) : undefined,
   });
   const notes = [`${describe(original)}: ${outcome.reason}`, ...outcome.warnings];
   if (outcome.match && outcome.rewritten) {

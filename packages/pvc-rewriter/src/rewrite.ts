@@ -6,7 +6,7 @@ import type { Plain } from '@kfx/admission-core';
 import {
   matchRule,
   UNSET_STORAGE_CLASS,
-  type NamespaceLabels,
+  type ClusterFacts,
   type RewriteRule,
   type RuleMatch,
 } from './rules.js';
@@ -20,8 +20,7 @@ export const REWRITE_ANNOTATION = 'pvc-rewriter.kfx.dev/rewrite';
 /** The pre-1.6 way to name a class, still honoured by Kubernetes and used by old manifests. */
 export const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
-export interface RewriteContext {
-  namespace?: NamespaceLabels | undefined;
+export interface RewriteContext extends ClusterFacts {
   /** true/false when known; undefined when it cannot be known (no API access, cache not synced). */
   storageClassExists?: ((name: string) => boolean | undefined) | undefined;
 }
@@ -74,11 +73,10 @@ export function rewriteClaim(
   const { match, undecided } = matchRule(
     { accessModes: modes, storageClassName: current },
     rules,
-    context.namespace,
+    context,
   );
   const warnings = undecided.map(
-    ({ index, why }) =>
-      `pvc-rewriter: ${ruleName(index)} skipped, its namespaceSelector cannot be evaluated: ${why}`,
+    ({ index, why }) => `pvc-rewriter: ${ruleName(index)} skipped, it cannot be decided: ${why}`,
   );
   if (match === undefined) {
     return unchanged(

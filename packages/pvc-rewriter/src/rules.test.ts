@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findRule, UNSET_STORAGE_CLASS, type RewriteRule } from './rules.js';
+import {
+  DEFAULT_STORAGE_CLASS,
+  findRule,
+  matchRule,
+  UNSET_STORAGE_CLASS,
+  type RewriteRule,
+} from './rules.js';
 
 const toNfs: RewriteRule = { accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' };
 const fromDefaultOnly: RewriteRule = {
@@ -31,5 +37,32 @@ describe('findRule', () => {
   it('takes the first matching rule', () => {
     const second: RewriteRule = { ...toNfs, storageClassName: 'other' };
     expect(findRule({ accessModes: ['ReadWriteMany'] }, [toNfs, second])).toBe(toNfs);
+  });
+});
+
+describe('<default> in fromStorageClassNames', () => {
+  const fromDefault: RewriteRule = {
+    accessModes: ['ReadWriteMany'],
+    fromStorageClassNames: [UNSET_STORAGE_CLASS, DEFAULT_STORAGE_CLASS],
+    storageClassName: 'nfs-client',
+  };
+  const rwx = (storageClassName?: string) => ({
+    accessModes: ['ReadWriteMany'],
+    ...(storageClassName ? { storageClassName } : {}),
+  });
+
+  it('matches the class the cluster marks as default (what an unset claim arrives with)', () => {
+    const facts = { defaultStorageClasses: new Set(['vsphere-csi']) };
+    expect(findRule(rwx('vsphere-csi'), [fromDefault], facts)).toBe(fromDefault);
+    expect(findRule(rwx(), [fromDefault], facts)).toBe(fromDefault);
+    expect(findRule(rwx('fast'), [fromDefault], facts)).toBeUndefined();
+  });
+
+  it('cannot decide without knowing the default class, and says so', () => {
+    expect(matchRule(rwx('vsphere-csi'), [fromDefault])).toEqual({
+      undecided: [{ index: 0, why: 'the default StorageClass is not known' }],
+    });
+    // A claim the list names anyway needs no knowledge of the default.
+    expect(matchRule(rwx(), [fromDefault]).match?.index).toBe(0);
   });
 });

@@ -3,11 +3,20 @@ import { matchesSelector, type LabelSelector, type Labels } from './label-select
 
 /** Stands for "the claim names no storageClassName" in `fromStorageClassNames`. */
 export const UNSET_STORAGE_CLASS = '<unset>';
+/**
+ * Stands for "the class the cluster marks as default" in `fromStorageClassNames`. The apiserver's
+ * DefaultStorageClass admission runs before webhooks, so where a default class exists a claim
+ * that named none arrives carrying the default's name, and `<unset>` alone never matches it.
+ */
+export const DEFAULT_STORAGE_CLASS = '<default>';
 
 export interface RewriteRule {
   /** The claim matches when its accessModes include any of these, e.g. `['ReadWriteMany']`. */
   accessModes: readonly string[];
-  /** Only claims on one of these classes (use `<unset>` for none). Absent: any class or none. */
+  /**
+   * Only claims on one of these classes (`<unset>` for none, `<default>` for the cluster's
+   * default class). Absent: any class or none.
+   */
   fromStorageClassNames?: readonly string[] | undefined;
   /** Only claims in namespaces whose labels match. Absent: every namespace. */
   namespaceSelector?: LabelSelector | undefined;
@@ -24,6 +33,13 @@ export interface ClaimSpec {
 /** The claim's namespace as the rules see it: its labels, or why they are not known. */
 export type NamespaceLabels = { labels: Labels } | { unknown: string };
 
+/** What the rules may need to know about the cluster. */
+export interface ClusterFacts {
+  namespace?: NamespaceLabels | undefined;
+  /** Names of the StorageClasses marked default; undefined when not known. */
+  defaultStorageClasses?: ReadonlySet<string> | undefined;
+}
+
 export interface RuleMatch {
   rule: RewriteRule;
   /** Position in the configured list, for messages (`pvcRewriter.rules[1]`). */
@@ -32,22 +48,38 @@ export interface RuleMatch {
 
 export interface MatchResult {
   match?: RuleMatch;
-  /** Rules that would have matched but whose namespaceSelector could not be evaluated. */
+  /** Rules that might have matched but could not be decided (unknown namespace labels or default class). */
   undecided: { index: number; why: string }[];
+}
+
+/** Whether the claim's class is one the rule rewrites from; a string says why it cannot tell. */
+function fromMatches(rule: RewriteRule, current: string, facts: ClusterFacts): boolean | string {
+  const from = rule.fromStorageClassNames;
+  if (from === undefined || from.includes(current)) return true;
+  if (!from.includes(DEFAULT_STORAGE_CLASS) || current === UNSET_STORAGE_CLASS) return false;
+  const defaults = facts.defaultStorageClasses;
+  if (defaults === undefined) return 'the default StorageClass is not known';
+  return defaults.has(current);
 }
 
 export function matchRule(
   spec: ClaimSpec,
   rules: readonly RewriteRule[],
-  namespace?: NamespaceLabels,
+  facts: ClusterFacts = {},
 ): MatchResult {
   const modes = spec.accessModes ?? [];
   const current = spec.storageClassName ?? UNSET_STORAGE_CLASS;
   const undecided: MatchResult['undecided'] = [];
   for (const [index, rule] of rules.entries()) {
     if (!rule.accessModes.some((m) => modes.includes(m))) continue;
-    if (rule.fromStorageClassNames && !rule.fromStorageClassNames.includes(current)) continue;
+    const from = fromMatches(rule, current, facts);
+    if (typeof from === 'string') {
+      undecided.push({ index, why: from });
+      continue;
+    }
+    if (!from) continue;
     if (rule.namespaceSelector) {
+      const { namespace } = facts;
       if (namespace === undefined || 'unknown' in namespace) {
         undecided.push({ index, why: namespace?.unknown ?? 'the namespace labels are not known' });
         continue;
@@ -62,7 +94,7 @@ export function matchRule(
 export function findRule(
   spec: ClaimSpec,
   rules: readonly RewriteRule[],
-  namespace?: NamespaceLabels,
+  facts: ClusterFacts = {},
 ): RewriteRule | undefined {
-  return matchRule(spec, rules, namespace).match?.rule;
+  return matchRule(spec, rules, facts).match?.rule;
 }

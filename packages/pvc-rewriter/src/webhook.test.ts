@@ -151,7 +151,7 @@ describe('the PVC rewriter on CREATE', () => {
       value: 'fallback',
     });
     expect(result.warnings).toEqual([
-      'pvc-rewriter: pvcRewriter.rules[0] skipped, its namespaceSelector cannot be evaluated: the webhook has no API access',
+      'pvc-rewriter: pvcRewriter.rules[0] skipped, it cannot be decided: the webhook has no API access',
     ]);
   });
 });

@@ -45,8 +45,8 @@ export function createPvcRewriter(
   if (!state) {
     log.warn(
       watchNamespaces
-        ? 'no API access: missing StorageClasses are not reported, and rules with a namespaceSelector never match'
-        : 'no API access: missing StorageClasses are not reported',
+        ? 'no API access: missing StorageClasses are not reported, <default> is not known, and rules with a namespaceSelector never match'
+        : 'no API access: missing StorageClasses are not reported and <default> is not known',
     );
   }
   log.info({ rules: rules.map((rule, index) => ({ index, ...rule })) }, 'pvc rewriter configured');
@@ -62,6 +62,7 @@ export function createPvcRewriter(
       const rewriteContext: RewriteContext = state
         ? {
             namespace: watchNamespaces ? state.namespaceLabels(namespace) : undefined,
+            defaultStorageClasses: state.defaultStorageClasses(),
             storageClassExists: (name) => state.storageClassExists(name),
           }
         : { namespace: { unknown: NO_API } };
