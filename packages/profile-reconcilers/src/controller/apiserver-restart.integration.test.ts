@@ -68,11 +68,13 @@ it('recovers from an API server restart mid-run with no lost update', async () =
     restartsBefore,
   );
   await waitFor(
-    async () => {
+    () => {
       const ready = controller.ready();
-      return ready.ok
-        ? { done: true, value: true }
-        : { done: false, saw: ready.reasons.join('; ') };
+      return Promise.resolve(
+        ready.ok
+          ? { done: true as const, value: true }
+          : { done: false as const, saw: ready.reasons.join('; ') },
+      );
     },
     { description: 'the controller to be ready again', timeoutMs: 60_000 },
   );
