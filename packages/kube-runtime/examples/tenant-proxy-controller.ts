@@ -82,7 +82,7 @@ export async function startController(options: ControllerOptions) {
       // A queue per term: its first keys are every cached namespace (a full reconcile).
       const queue = new WorkQueue({ name: 'tenant-proxy', workers: 4, registry, logger });
       const unsubscribe = [
-        enqueueFrom(namespaces, queue, (ns) => [ns.metadata?.name ?? '']),
+        enqueueFrom(namespaces, queue), // key: the namespace name
         enqueueFrom(configMaps, queue, (cm) => [cm.metadata?.namespace ?? '']),
       ];
       const working = queue.run(async (name) => {
