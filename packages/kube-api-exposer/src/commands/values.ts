@@ -1,0 +1,117 @@
+// Value types several subcommands share, as zod schemas with messages that say what is expected.
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `ADDR:PORT`, `[v6]:PORT` or `:PORT` (every interface). */
+export function parseListen(text: string): ListenAddress | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const host = match[1] ?? (match[2] === '' ? '0.0.0.0' : match[2]) ?? '0.0.0.0';
+  const port = Number(match[3]);
+  if (port > 65535) return undefined;
+  if (match[1] !== undefined && isIP(host) !== 6) return undefined;
+  return { host, port };
+}
+
+export const listenAddress = z.string().transform((text, ctx) => {
+  const parsed = parseListen(text);
+  if (!parsed) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected ADDR:PORT such as 0.0.0.0:8443 or [::]:8443',
+    });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+/** Like `listenAddress`, or `none` to switch the listener off. */
+export const optionalListenAddress = z.string().transform((text, ctx) => {
+  if (text === 'none' || text === '') return undefined;
+  const parsed = parseListen(text);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: 'expected ADDR:PORT such as 0.0.0.0:9090, or none' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+export const httpsUrl = z.string().refine(
+  (text) => {
+    try {
+      return new URL(text).protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an https:// URL such as https://203.0.113.10:6443' },
+);
+
+/** Kubernetes object names (DNS-1123 subdomain, which includes labels). */
+export const objectName = z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, {
+  message: 'expected a Kubernetes name: lower-case letters, digits, "-" and ".", at most 253',
+});
+
+/** A DNS-1123 label: namespaces, Service names. */
+export const labelName = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
+  message: 'expected a DNS label: lower-case letters, digits and "-", at most 63',
+});
+
+export interface NamespacedName {
+  namespace: string;
+  name: string;
+}
+
+/** `NAMESPACE/NAME`. */
+export const namespacedName = z.string().transform((text, ctx): NamespacedName => {
+  const [namespace = '', name = '', ...rest] = text.split('/');
+  if (
+    rest.length > 0 ||
+    !labelName.safeParse(namespace).success ||
+    !objectName.safeParse(name).success
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected NAMESPACE/NAME such as kfx-system/slurm-plugin',
+    });
+    return z.NEVER;
+  }
+  return { namespace, name };
+});
+
+/** A Go duration in hours or minutes, as cert-manager takes it: `2160h`, `90m`, `1h30m`. */
+export const goDuration = z
+  .string()
+  .regex(/^(\d+h)?(\d+m)?(\d+s)?$/, {
+    message: 'expected a duration in hours/minutes/seconds such as 2160h or 1h30m',
+  })
+  .refine((text) => text !== '', { message: 'expected a duration such as 2160h' });
+
+export function goDurationSeconds(text: string): number {
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  return (Number(match?.[1] ?? 0) * 60 + Number(match?.[2] ?? 0)) * 60 + Number(match?.[3] ?? 0);
+}
+
+export const seconds = (min: number, max: number) =>
+  z
+    .number()
+    .int({ message: 'expected a whole number of seconds' })
+    .min(min, {
+      message: `expected at least ${min} seconds`,
+    })
+    .max(max, { message: `expected at most ${max} seconds` });
+
+/** Path prefixes for the allow-list: absolute, no query, no relative segments. */
+export const pathPrefix = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._~\-/]*$/, {
+    message: 'expected an absolute path prefix such as /apis',
+  })
+  .refine((p) => !p.split('/').some((s) => s === '..' || s === '.'), {
+    message: 'a path prefix cannot contain "." or ".." segments',
+  });

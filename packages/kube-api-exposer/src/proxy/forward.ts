@@ -1,0 +1,158 @@
+// Forwards one HTTP request to the apiserver and streams the answer back as it arrives: each
+// chunk of a watch or a chunked list is written to the caller when the apiserver sends it, and
+// backpressure (a slow reader) pauses the upstream instead of filling memory.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { Logger } from 'pino';
+import { checkPath } from '../path-allow-list.js';
+import { logAccess } from './access-log.js';
+import { requestHeadersFor, responseHeadersFor } from './headers.js';
+import { streamKind, type ProxyMetrics } from './metrics.js';
+import { sendStatus } from './status-response.js';
+import { isStaleConnection, upstreamFailure } from './upstream-errors.js';
+import type { UpstreamPool } from './upstream-pool.js';
+
+export interface ForwardDeps {
+  pool: UpstreamPool;
+  metrics: ProxyMetrics;
+  logger: Logger;
+  allowedPrefixes: readonly string[];
+  idleTimeoutMs: number;
+  /** Sockets the server closed for idleness, to log the right reason. */
+  idleClosed: WeakSet<object>;
+}
+
+const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  );
+}
+
+export function forwardRequest(
+  deps: ForwardDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const { pool, metrics, logger } = deps;
+  const started = performance.now();
+  const method = request.method ?? 'GET';
+  const url = request.url ?? '/';
+  const kind = streamKind(url);
+  let bytes = 0;
+  let bytesIn = 0;
+  let failure: string | undefined;
+  let upstreamRequest: ReturnType<typeof https.request> | undefined;
+  let upstreamDone = false;
+
+  metrics.activeStreams.inc({ kind });
+  response.once('close', () => {
+    metrics.activeStreams.dec({ kind });
+    const status = response.headersSent ? response.statusCode : 0;
+    if (!response.writableFinished) {
+      failure ??= deps.idleClosed.has(request.socket)
+        ? `no data moved for ${deps.idleTimeoutMs / 1000} s (idle timeout)`
+        : 'the caller closed the connection';
+      if (!upstreamDone) upstreamRequest?.destroy();
+    }
+    metrics.requests.inc({ code: status === 0 ? 'error' : String(status), method });
+    logAccess(logger, {
+      method,
+      path: url,
+      status,
+      bytes,
+      bytesIn,
+      durationMs: performance.now() - started,
+      userAgent: request.headers['user-agent'],
+      remoteAddress: request.socket.remoteAddress,
+      kind,
+      error: failure,
+    });
+  });
+  const headSent = () => {
+    metrics.duration.observe({ method }, (performance.now() - started) / 1000);
+  };
+
+  const decision = checkPath(url, deps.allowedPrefixes);
+  if (!decision.allowed) {
+    request.resume();
+    sendStatus(response, {
+      code: 403,
+      message: `${url.split('?')[0] ?? url} is not exposed: ${decision.reason}`,
+    });
+    headSent();
+    return;
+  }
+
+  const headers = requestHeadersFor(request.rawHeaders, request.headers, {
+    remoteAddress: request.socket.remoteAddress,
+    upstreamHost: pool.host,
+  });
+  if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
+    headers.push('Transfer-Encoding', 'chunked');
+  const withBody = hasBody(request);
+  request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
+
+  const send = (retry: boolean) => {
+    const upstream = https.request({
+      ...pool.connectionOptions(),
+      agent: pool.agent,
+      method,
+      path: `${pool.prefix}${url}`,
+      headers,
+      setHost: false,
+    });
+    upstreamRequest = upstream;
+    upstream.on('socket', (socket) => {
+      socket.setNoDelay(true);
+    });
+    upstream.on('response', (upstreamResponse) => {
+      if (response.destroyed) {
+        upstreamResponse.destroy();
+        return;
+      }
+      response.writeHead(
+        upstreamResponse.statusCode ?? 502,
+        upstreamResponse.statusMessage,
+        responseHeadersFor(upstreamResponse.rawHeaders, upstreamResponse.headers),
+      );
+      // Watch clients wait for the head before the first event arrives.
+      response.flushHeaders();
+      headSent();
+      upstreamResponse.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      upstreamResponse.on('end', () => (upstreamDone = true));
+      upstreamResponse.on('error', (error) => {
+        failure = `the upstream response broke: ${error.message}`;
+        response.destroy();
+      });
+      upstreamResponse.pipe(response);
+    });
+    upstream.on('error', (error) => {
+      if (response.destroyed) return;
+      if (retry && upstream.reusedSocket && isStaleConnection(error)) {
+        // A pooled connection the apiserver had closed: ask again on a fresh one.
+        send(false);
+        return;
+      }
+      if (response.headersSent) {
+        failure = `the upstream connection broke: ${error.message}`;
+        response.destroy();
+        return;
+      }
+      const status = upstreamFailure(error, pool.url);
+      failure = status.message;
+      request.resume();
+      sendStatus(response, status);
+      headSent();
+    });
+    if (withBody) request.pipe(upstream);
+    else upstream.end();
+  };
+  send(!withBody && RETRYABLE_METHODS.has(method));
+  request.on('error', (error) => {
+    failure = `the caller's request broke: ${error.message}`;
+    upstreamRequest?.destroy();
+  });
+}

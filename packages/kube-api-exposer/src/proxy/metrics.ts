@@ -1,0 +1,62 @@
+// The proxy's Prometheus metrics, on a Registry the caller passes or one per proxy, so that two
+// proxies in one process (tests, a benchmark) keep separate counts.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type StreamKind = 'request' | 'watch' | 'upgrade';
+
+export interface ProxyMetrics {
+  registry: Registry;
+  requests: Counter<'code' | 'method'>;
+  duration: Histogram<'method'>;
+  activeStreams: Gauge<'kind'>;
+  tlsReloads: Counter<'result'>;
+  certificateExpiry: Gauge;
+}
+
+export function createProxyMetrics(registry: Registry = new Registry()): ProxyMetrics {
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'kfx_exposer_requests_total',
+      help: 'Requests by HTTP method and status code (101 for upgrades; "error" when no status was sent)',
+      labelNames: ['code', 'method'],
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'kfx_exposer_request_duration_seconds',
+      help: 'Time from the request to the response head sent to the caller (watches and upgrades included: their head, not their life)',
+      labelNames: ['method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    activeStreams: new Gauge({
+      name: 'kfx_exposer_active_streams',
+      help: 'Exchanges in flight: plain requests, watches (watch=true or /watch/ paths) and upgraded connections (exec, attach, port-forward, WebSocket)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    tlsReloads: new Counter({
+      name: 'kfx_exposer_tls_reloads_total',
+      help: 'Serving certificate and upstream CA reloads by result (ok, error)',
+      labelNames: ['result'],
+      registers,
+    }),
+    certificateExpiry: new Gauge({
+      name: 'kfx_exposer_certificate_expiry_timestamp_seconds',
+      help: 'When the serving certificate in use expires (Unix time), to alert on a rotation that did not happen',
+      registers,
+    }),
+  };
+}
+
+/** Watches and followed logs stay open; they are counted apart from plain requests. */
+export function streamKind(url: string): StreamKind {
+  const q = url.indexOf('?');
+  const path = q >= 0 ? url.slice(0, q) : url;
+  const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+  const watch = query.get('watch');
+  if (watch === 'true' || watch === '1' || path.includes('/watch/')) return 'watch';
+  if (query.get('follow') === 'true' && path.endsWith('/log')) return 'watch';
+  return 'request';
+}

@@ -1,0 +1,223 @@
+// The exposer's HTTPS server: limits (header size, header arrival, idle time), the request and
+// upgrade paths, TLS reload, and a shutdown that lets short requests finish and then closes
+// long-lived streams, whose clients reconnect to another replica.
+import { readFile } from 'node:fs/promises';
+import https from 'node:https';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
+import tls from 'node:tls';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { handleClientError, refuseConnect } from './client-errors.js';
+import { forwardRequest } from './forward.js';
+import { createProxyMetrics } from './metrics.js';
+import { TlsReloader, validatePair, type ServingPair } from './tls-reloader.js';
+import { forwardUpgrade } from './upgrade.js';
+import { UpstreamPool } from './upstream-pool.js';
+import type { Upstream } from './upstream.js';
+
+export interface ProxyServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  upstream: Upstream;
+  allowedPrefixes: readonly string[];
+  upgrades: boolean;
+  maxHeaderBytes: number;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  tlsReloadIntervalMs: number;
+  logger: Logger;
+  registry?: Registry | undefined;
+}
+
+export interface ProxyServer {
+  /** `https://host:port` as listened on. */
+  url: string;
+  port: number;
+  registry: Registry;
+  /** Re-reads the certificate, key and upstream CA now (also done on change and on an interval). */
+  reloadTls(): Promise<void>;
+  /** Whether the upstream answers a TLS handshake with a certificate the proxy trusts. */
+  checkUpstream(): Promise<{ ok: boolean; reasons: string[] }>;
+  /** Stops accepting; waits up to `graceMs` for plain requests, then closes everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
+  const { logger } = options;
+  const metrics = createProxyMetrics(options.registry);
+  const pool = new UpstreamPool(options.upstream);
+  const serving: ServingPair = {
+    cert: await readText(options.tlsCertFile, '--tls-cert'),
+    key: await readText(options.tlsKeyFile, '--tls-key'),
+  };
+  validatePair(serving, options.tlsCertFile, options.tlsKeyFile);
+  const tlsSettings = { minVersion: 'TLSv1.2' as const, ALPNProtocols: ['http/1.1'] };
+  const limits = {
+    maxHeaderBytes: options.maxHeaderBytes,
+    headersTimeoutMs: options.headersTimeoutMs,
+  };
+  const idleClosed = new WeakSet<object>();
+  const deps = {
+    pool,
+    metrics,
+    logger,
+    allowedPrefixes: options.allowedPrefixes,
+    idleClosed,
+    idleTimeoutMs: options.idleTimeoutMs,
+  };
+
+  const server = https.createServer(
+    {
+      ...tlsSettings,
+      ...serving,
+      maxHeaderSize: options.maxHeaderBytes,
+      headersTimeout: options.headersTimeoutMs,
+      // Watches and exec sessions last as long as they are used; idleness is limited instead.
+      requestTimeout: 0,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+      handshakeTimeout: options.headersTimeoutMs,
+      noDelay: true,
+    },
+    (request, response) => {
+      forwardRequest(deps, request, response);
+    },
+  );
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (socket: tls.TLSSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.setTimeout(options.idleTimeoutMs, (socket) => {
+    idleClosed.add(socket);
+    socket.destroy();
+  });
+  server.on('upgrade', (request, socket, head) => {
+    forwardUpgrade({ ...deps, upgrades: options.upgrades }, request, socket, head);
+  });
+  server.on('connect', (request, socket) => {
+    refuseConnect(logger, metrics, request, socket);
+  });
+  server.on('clientError', (error, socket) => {
+    handleClientError(logger, metrics, limits, error, socket);
+  });
+  server.on('tlsClientError', (error, socket) => {
+    logger.debug({ err: error, remoteAddress: socket.remoteAddress }, 'TLS handshake failed');
+    socket.destroy();
+  });
+
+  const reloader = new TlsReloader({
+    certFile: options.tlsCertFile,
+    keyFile: options.tlsKeyFile,
+    caFile: options.upstream.caFile,
+    intervalMs: options.tlsReloadIntervalMs,
+    onServing: (pair) => {
+      server.setSecureContext({ ...tlsSettings, ...pair });
+    },
+    onCa: (pem) => {
+      pool.setCa(pem);
+    },
+    logger,
+    metrics,
+  });
+  reloader.markLoaded(serving, options.upstream.ca);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (error) => {
+    logger.error({ err: error }, 'proxy server error');
+  });
+  reloader.start();
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `https://${host}:${port}`,
+    port,
+    registry: metrics.registry,
+    reloadTls: () => reloader.check(),
+    checkUpstream: () => probeUpstream(pool),
+    close: async (graceMs = 10_000) => {
+      reloader.stop();
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      // Streams never end by themselves: they are closed now; plain requests get the grace.
+      await requestsSettled(metrics, graceMs);
+      for (const socket of sockets) socket.destroy();
+      clearTimeout(deadline);
+      await closed;
+      pool.close();
+    },
+  };
+}
+
+async function readText(file: string, flag: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Waits until no plain request is in flight (watches and upgrades do not count), or the grace ends. */
+async function requestsSettled(
+  metrics: ReturnType<typeof createProxyMetrics>,
+  graceMs: number,
+): Promise<void> {
+  const until = Date.now() + graceMs;
+  for (;;) {
+    const value =
+      (await metrics.activeStreams.get()).values.find((v) => v.labels.kind === 'request')?.value ??
+      0;
+    if (value <= 0 || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function probeUpstream(pool: UpstreamPool): Promise<{ ok: boolean; reasons: string[] }> {
+  return new Promise((resolve) => {
+    const target = pool.connectionOptions();
+    const host = target.hostname ?? '';
+    const servername = target.servername ?? (isIP(host) === 0 ? host : undefined);
+    const socket = tls.connect({
+      host,
+      port: Number(target.port ?? 443),
+      ...(target.ca === undefined ? {} : { ca: target.ca }),
+      ...(servername === undefined ? {} : { servername }),
+      ALPNProtocols: ['http/1.1'],
+      timeout: 2000,
+    });
+    const done = (ok: boolean, reason?: string) => {
+      socket.destroy();
+      resolve({ ok, reasons: reason === undefined ? [] : [reason] });
+    };
+    socket.once('secureConnect', () => {
+      done(true);
+    });
+    socket.once('timeout', () => {
+      done(false, `no TLS handshake with ${pool.url.origin} within 2 s`);
+    });
+    socket.once('error', (error: Error) => {
+      done(false, `upstream ${pool.url.origin}: ${error.message}`);
+    });
+  });
+}

@@ -1,0 +1,71 @@
+// Answers the proxy gives itself (path refused, upstream unreachable, bad request) as Kubernetes
+// Status objects, so kubectl and client-go print the message instead of "unknown error".
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  403: 'Forbidden',
+  405: 'MethodNotAllowed',
+  408: 'Timeout',
+  431: 'RequestHeaderFieldsTooLarge',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+export interface ProxyStatus {
+  code: number;
+  message: string;
+  /** Seconds a client should wait before retrying (503 while the apiserver restarts). */
+  retryAfterSeconds?: number;
+}
+
+/** Every answer of the proxy's own names the proxy, so nobody blames the apiserver for it. */
+export const PROXY_NAME = 'kfx-expose-api';
+
+export function statusBody(status: ProxyStatus): string {
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${PROXY_NAME}: ${status.message}`,
+    reason: REASONS[status.code] ?? 'Unknown',
+    code: status.code,
+    ...(status.retryAfterSeconds === undefined
+      ? {}
+      : { details: { retryAfterSeconds: status.retryAfterSeconds } }),
+  });
+}
+
+export function sendStatus(response: ServerResponse, status: ProxyStatus): void {
+  const body = statusBody(status);
+  response.writeHead(status.code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    ...(status.retryAfterSeconds === undefined
+      ? {}
+      : { 'Retry-After': String(status.retryAfterSeconds) }),
+  });
+  response.end(response.req.method === 'HEAD' ? undefined : body);
+}
+
+/** The same answer written on a raw socket (upgrade requests, parse errors), then closed. */
+export function writeStatusToSocket(socket: Duplex, status: ProxyStatus): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = statusBody(status);
+  const retry =
+    status.retryAfterSeconds === undefined ? '' : `Retry-After: ${status.retryAfterSeconds}\r\n`;
+  socket.end(
+    `HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}\r\n` +
+      'Content-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      retry +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}

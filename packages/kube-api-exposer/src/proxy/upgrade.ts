@@ -1,0 +1,196 @@
+// exec, attach, port-forward and WebSocket watches: HTTP/1.1 Upgrade requests (SPDY/3.1 or
+// websocket). The request goes to the apiserver on a connection of its own; on 101 the two
+// sockets are joined byte for byte, otherwise the apiserver's refusal is passed back as it is.
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { checkPath } from '../path-allow-list.js';
+import { logAccess } from './access-log.js';
+import { headerLines, requestHeadersFor, responseHeadersFor } from './headers.js';
+import type { ProxyMetrics } from './metrics.js';
+import { writeStatusToSocket, type ProxyStatus } from './status-response.js';
+import { upstreamFailure } from './upstream-errors.js';
+import type { UpstreamPool } from './upstream-pool.js';
+
+export interface UpgradeDeps {
+  pool: UpstreamPool;
+  metrics: ProxyMetrics;
+  logger: Logger;
+  allowedPrefixes: readonly string[];
+  upgrades: boolean;
+  idleTimeoutMs: number;
+}
+
+/** What one upgrade exchange has done so far; logged when the caller's socket closes. */
+interface Exchange {
+  started: number;
+  status: number;
+  bytes: number;
+  bytesIn: number;
+  failure: string | undefined;
+  tunnelOpen: boolean;
+  /** The apiserver answered (101 or a refusal): later errors can only close the socket. */
+  answered: boolean;
+  upstream: ClientRequest | undefined;
+  upstreamSocket: Duplex | undefined;
+}
+
+export function forwardUpgrade(
+  deps: UpgradeDeps,
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  const { metrics } = deps;
+  const method = request.method ?? 'GET';
+  const url = request.url ?? '/';
+  const path = url.split('?')[0] ?? url;
+  const exchange: Exchange = {
+    started: performance.now(),
+    status: 0,
+    bytes: 0,
+    bytesIn: 0,
+    failure: undefined,
+    tunnelOpen: false,
+    answered: false,
+    upstream: undefined,
+    upstreamSocket: undefined,
+  };
+  socket.once('close', () => {
+    exchange.upstreamSocket?.destroy();
+    exchange.upstream?.destroy();
+    if (exchange.tunnelOpen) metrics.activeStreams.dec({ kind: 'upgrade' });
+    metrics.requests.inc({
+      code: exchange.status === 0 ? 'error' : String(exchange.status),
+      method,
+    });
+    logAccess(deps.logger, {
+      method,
+      path: url,
+      status: exchange.status,
+      bytes: exchange.bytes,
+      bytesIn: exchange.bytesIn,
+      durationMs: performance.now() - exchange.started,
+      userAgent: request.headers['user-agent'],
+      remoteAddress: request.socket.remoteAddress,
+      kind: `upgrade:${request.headers.upgrade ?? ''}`,
+      error: exchange.failure,
+    });
+  });
+  socket.on('error', (error) => {
+    exchange.failure ??= `the caller's connection broke: ${error.message}`;
+  });
+  // An upgraded connection that moves no byte for this long is closed, as a plain one is.
+  // Node types the upgraded socket as a Duplex; on an https server it is a TLSSocket.
+  (socket as Socket).setTimeout(deps.idleTimeoutMs, () => {
+    exchange.failure ??= `no data moved for ${deps.idleTimeoutMs / 1000} s (idle timeout)`;
+    socket.destroy();
+  });
+
+  const decision = checkPath(url, deps.allowedPrefixes);
+  if (!decision.allowed) {
+    refuse(deps, exchange, socket, method, {
+      code: 403,
+      message: `${path} is not exposed: ${decision.reason}`,
+    });
+    return;
+  }
+  if (!deps.upgrades) {
+    refuse(deps, exchange, socket, method, {
+      code: 403,
+      message: `protocol upgrades (exec, attach, port-forward, WebSocket) are disabled on this proxy; refused to upgrade ${path} to "${request.headers.upgrade ?? ''}"`,
+    });
+    return;
+  }
+  exchange.upstream = openTunnel(deps, exchange, request, socket, head);
+}
+
+function refuse(
+  deps: UpgradeDeps,
+  exchange: Exchange,
+  socket: Duplex,
+  method: string,
+  answer: ProxyStatus,
+): void {
+  exchange.status = answer.code;
+  exchange.failure = answer.message;
+  deps.metrics.duration.observe({ method }, (performance.now() - exchange.started) / 1000);
+  writeStatusToSocket(socket, answer);
+}
+
+function openTunnel(
+  deps: UpgradeDeps,
+  exchange: Exchange,
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): ClientRequest {
+  const { pool, metrics } = deps;
+  const method = request.method ?? 'GET';
+  const observeHead = () => {
+    exchange.answered = true;
+    metrics.duration.observe({ method }, (performance.now() - exchange.started) / 1000);
+  };
+  const upstream = https.request({
+    ...pool.connectionOptions(),
+    agent: false,
+    method,
+    path: `${pool.prefix}${request.url ?? '/'}`,
+    headers: requestHeadersFor(request.rawHeaders, request.headers, {
+      remoteAddress: request.socket.remoteAddress,
+      upstreamHost: pool.host,
+      upgrade: true,
+    }),
+    setHost: false,
+  });
+  upstream.on('upgrade', (response, upSocket, upHead) => {
+    observeHead();
+    exchange.upstreamSocket = upSocket;
+    exchange.status = response.statusCode ?? 101;
+    if (socket.destroyed) {
+      upSocket.destroy();
+      return;
+    }
+    exchange.tunnelOpen = true;
+    metrics.activeStreams.inc({ kind: 'upgrade' });
+    const headers = responseHeadersFor(response.rawHeaders, response.headers, { upgrade: true });
+    socket.write(
+      `HTTP/1.1 ${exchange.status} ${response.statusMessage ?? 'Switching Protocols'}\r\n${headerLines(headers)}\r\n`,
+    );
+    if (upHead.length > 0) socket.write(upHead);
+    if (head.length > 0) upSocket.write(head);
+    upSocket.on('data', (chunk: Buffer) => (exchange.bytes += chunk.length));
+    socket.on('data', (chunk: Buffer) => (exchange.bytesIn += chunk.length));
+    upSocket.on('error', (error) => {
+      exchange.failure ??= `the upstream connection broke: ${error.message}`;
+    });
+    upSocket.once('close', () => socket.destroy());
+    upSocket.pipe(socket);
+    socket.pipe(upSocket);
+  });
+  upstream.on('response', (response) => {
+    // The apiserver refused the upgrade (403, 400 "pod does not exist", …): pass that on. The
+    // body ends with the connection, which is closed after it.
+    observeHead();
+    exchange.status = response.statusCode ?? 502;
+    const headers = responseHeadersFor(response.rawHeaders, response.headers);
+    socket.write(
+      `HTTP/1.1 ${exchange.status} ${response.statusMessage ?? ''}\r\n${headerLines(headers)}Connection: close\r\n\r\n`,
+    );
+    response.on('data', (chunk: Buffer) => (exchange.bytes += chunk.length));
+    response.pipe(socket);
+  });
+  upstream.on('error', (error) => {
+    if (socket.destroyed) return;
+    if (exchange.answered) {
+      exchange.failure ??= `the upstream connection broke: ${error.message}`;
+      socket.destroy();
+      return;
+    }
+    refuse(deps, exchange, socket, method, upstreamFailure(error, pool.url));
+  });
+  upstream.end();
+  return upstream;
+}

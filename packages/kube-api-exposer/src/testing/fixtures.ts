@@ -1,0 +1,125 @@
+// Shared set-up for the integration tests: a control plane that also trusts a test signing key
+// (for expired tokens) and whose kwok node serves exec, a namespace with a service account that
+// may only read ConfigMaps, certificates for the proxy, and logs captured as JSON lines.
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority, type CertificateAuthority } from '@kfx/dev-certs';
+import { KubeClient } from '@kfx/kube-runtime';
+import {
+  applyManifests,
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneOptions,
+} from '@kfx/testenv';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { pino, type Logger } from 'pino';
+
+export interface Cluster {
+  env: ControlPlane;
+  admin: KubeClient;
+  /** Private key the apiserver accepts service-account tokens from, besides its own. */
+  testSigningKey: KeyObject;
+  /** The apiserver's CA, as a file (for --upstream-ca). */
+  apiCaFile: string;
+  dir: string;
+}
+
+export async function startCluster(options: ControlPlaneOptions = {}): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-exposer-test-'));
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const publicKeyFile = join(dir, 'test-signing.pub');
+  writeFileSync(publicKeyFile, publicKey.export({ type: 'spki', format: 'pem' }));
+  const env = await startControlPlane({
+    ...options,
+    apiServerFlags: [
+      `--service-account-key-file=${publicKeyFile}`,
+      ...(options.apiServerFlags ?? []),
+    ],
+  });
+  const apiCaFile = join(dir, 'apiserver-ca.crt');
+  writeFileSync(apiCaFile, env.caCert);
+  const admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
+  return { env, admin, testSigningKey: privateKey, apiCaFile, dir };
+}
+
+/** kwok configuration so that `kubectl exec` reaches a local shell through the apiserver. */
+export const KWOK_EXEC = [
+  {
+    apiVersion: 'kwok.x-k8s.io/v1alpha1',
+    kind: 'ClusterExec',
+    metadata: { name: 'local-shell' },
+    spec: { execs: [{ local: { workDir: tmpdir() } }] },
+  },
+  {
+    apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
+    kind: 'KwokConfiguration',
+    options: { enableDebuggingHandlers: true },
+  },
+];
+
+/** Server-side applies plain objects (RBAC, Pods, …) as they are written in the tests. */
+export function apply(env: ControlPlane, objects: readonly object[]): Promise<KubernetesObject[]> {
+  return applyManifests(env.kubeConfig, objects);
+}
+
+/** Namespace `ns` with service account `name` that may get, list and watch ConfigMaps only. */
+export async function configMapReader(env: ControlPlane, ns: string, name: string): Promise<void> {
+  await apply(env, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'configmap-reader', namespace: ns },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${name}-reads-configmaps`, namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-reader' },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+    },
+  ]);
+}
+
+export interface ProxyPki {
+  ca: CertificateAuthority;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+/** A CA and a serving certificate for 127.0.0.1 (an IP SAN, as an exposed address would be). */
+export function proxyPki(dir: string, ipAddresses: readonly string[] = ['127.0.0.1']): ProxyPki {
+  const ca = createCertificateAuthority({ commonName: 'kfx-expose-api test CA' });
+  const serving = ca.issue({ commonName: 'kfx-expose-api', ipAddresses });
+  const caFile = join(dir, 'proxy-ca.crt');
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  writeFileSync(caFile, ca.cert);
+  writeFileSync(certFile, serving.cert);
+  writeFileSync(keyFile, serving.key);
+  return { ca, caFile, certFile, keyFile };
+}
+
+export interface CapturedLogs {
+  logger: Logger;
+  lines: Record<string, unknown>[];
+}
+
+/** A pino logger whose JSON lines the test can read. */
+export function captureLogs(): CapturedLogs {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  return { logger, lines };
+}

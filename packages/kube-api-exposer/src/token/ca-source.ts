@@ -1,0 +1,58 @@
+// Where the exposed address's CA comes from: a PEM file, or the `ca.crt` key of the Secret
+// cert-manager writes for the proxy's Certificate (so nobody copies it by hand).
+import { readFile } from 'node:fs/promises';
+import { isNotFound, resources, type KubeClient } from '@kfx/kube-runtime';
+import type { V1Secret } from '@kubernetes/client-node';
+import type { NamespacedName } from '../commands/values.js';
+
+export interface CaSourceOptions {
+  caFile?: string | undefined;
+  caSecret?: NamespacedName | undefined;
+}
+
+const PEM = '-----BEGIN CERTIFICATE-----';
+
+export async function readCaPem(
+  options: CaSourceOptions,
+  client: () => KubeClient,
+): Promise<string | undefined> {
+  if (options.caFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.caFile, 'utf8');
+    } catch (error) {
+      throw new Error(`--ca-file ${options.caFile} cannot be read: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!text.includes(PEM)) {
+      throw new Error(`--ca-file ${options.caFile} holds no PEM certificate (expected "${PEM}")`);
+    }
+    return text;
+  }
+  if (options.caSecret === undefined) return undefined;
+  const { namespace, name } = options.caSecret;
+  const secret = await client()
+    .get<V1Secret>(resources.secrets, name, { namespace })
+    .catch((error: unknown) => {
+      if (isNotFound(error)) {
+        throw new Error(
+          `--ca-secret ${namespace}/${name}: no such Secret (cert-manager creates it once the Certificate is issued; see kubectl -n ${namespace} get certificate)`,
+          { cause: error },
+        );
+      }
+      throw error;
+    });
+  const data = secret.data?.['ca.crt'];
+  if (data === undefined || data === '') {
+    const keys = Object.keys(secret.data ?? {}).join(', ') || 'none';
+    throw new Error(
+      `--ca-secret ${namespace}/${name} has no "ca.crt" key (keys: ${keys}); use the Secret of the proxy's cert-manager Certificate, or --ca-file`,
+    );
+  }
+  const pem = Buffer.from(data, 'base64').toString('utf8');
+  if (!pem.includes(PEM)) {
+    throw new Error(`--ca-secret ${namespace}/${name}: "ca.crt" is not a PEM certificate`);
+  }
+  return pem;
+}
