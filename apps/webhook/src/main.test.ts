@@ -1,10 +1,52 @@
-import { execFile } from 'node:child_process';
+import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import { execFile, spawn } from 'node:child_process';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kfx-webhook-main-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function post(
+  port: number,
+  path: string,
+  ca: string,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('kfx-webhook', () => {
   it('teaches its usage with --help', async () => {
@@ -12,10 +54,73 @@ describe('kfx-webhook', () => {
     expect(stdout).toContain('Usage: kfx-webhook --config FILE');
   });
 
-  it('exits non-zero and names the missing flag without --config', async () => {
+  it('exits 2 and names the missing flag without --config', async () => {
     await expect(run(process.execPath, [main])).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--config FILE is required') as unknown,
     });
+  });
+
+  it('exits non-zero and names the bad key in the configuration', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'port: 8443\ntls:\n  certFile: /tls.crt\nproxyInjektor: {}\n');
+    await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /tls\.keyFile: Required[\s\S]*proxyInjektor: unknown key/,
+      ) as unknown,
+    });
+  });
+
+  it('serves both routes, then drains and exits 0 on SIGTERM; the bundle needs no node_modules', async () => {
+    const certs = await writeDevCertificates(join(dir, 'tls'));
+    const config = join(dir, 'good.yaml');
+    await writeFile(
+      config,
+      `port: 0\nmetricsPort: 0\ntls:\n  certFile: ${certs.certFile}\n  keyFile: ${certs.keyFile}\n`,
+    );
+    // As in the image: the bundle alone, away from the workspace's node_modules.
+    const alone = join(dir, 'main.js');
+    await copyFile(main, alone);
+    const child = spawn(process.execPath, [alone, '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const listening = await new Promise<{ port: number; metricsPort: number }>(
+      (resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          for (const line of output.split('\n')) {
+            if (line.includes('admission server listening'))
+              resolve(JSON.parse(line) as { port: number; metricsPort: number });
+          }
+        });
+        child.once('exit', () => {
+          reject(new Error(`kfx-webhook exited before listening: ${output}`));
+        });
+      },
+    );
+    for (const path of ['/mutate/proxy-injector', '/mutate/pvc-rewriter']) {
+      const review = JSON.stringify(
+        admissionReviewFor({
+          object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
+          uid: path,
+        }),
+      );
+      const answer = await post(listening.port, path, certs.caCert, review);
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: { uid: path, allowed: true },
+      });
+    }
+    const metrics = await (await fetch(`http://127.0.0.1:${listening.metricsPort}/metrics`)).text();
+    expect(metrics).toContain(
+      'kfx_admission_requests_total{webhook="pvc-rewriter",operation="CREATE",outcome="allowed"} 1',
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });

@@ -1,0 +1,137 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from './config.js';
+import { HANDLERS } from './webhooks.js';
+
+const tls = { certFile: '/etc/kfx/tls/tls.crt', keyFile: '/etc/kfx/tls/tls.key' };
+
+function problems(document: unknown): string {
+  try {
+    parseConfig(document, HANDLERS);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('parseConfig', () => {
+  it('fills the defaults around the one required key', () => {
+    expect(parseConfig({ tls }, HANDLERS)).toEqual({
+      port: 8443,
+      metricsPort: 9090,
+      tls,
+      logLevel: 'info',
+      shutdownTimeoutMs: 20_000,
+      sections: { proxyInjector: undefined, pvcRewriter: undefined },
+    });
+  });
+
+  it('hands each handler its own section', () => {
+    const config = parseConfig(
+      {
+        tls,
+        proxyInjector: { httpProxy: 'http://proxy.corp:3128', noProxy: ['.corp'] },
+        pvcRewriter: {
+          rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' }],
+        },
+      },
+      HANDLERS,
+    );
+    expect(config.sections.proxyInjector).toEqual({
+      httpProxy: 'http://proxy.corp:3128',
+      noProxy: ['.corp'],
+    });
+    expect(config.sections.pvcRewriter).toEqual({
+      rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' }],
+    });
+  });
+
+  const mistakes: [string, unknown, string][] = [
+    ['a missing key file', { tls: { certFile: 'a' } }, 'tls.keyFile: Required'],
+    ['no tls at all', {}, 'tls: Required'],
+    ['a port as text', { tls, port: '8443' }, 'port: expected a port number'],
+    [
+      'a port out of range',
+      { tls, metricsPort: 70000 },
+      'metricsPort: expected a port number 0-65535',
+    ],
+    [
+      'an unknown log level',
+      { tls, logLevel: 'verbose' },
+      'logLevel: expected one of fatal, error, warn, info, debug, trace',
+    ],
+    ['a misspelt key in tls', { tls: { ...tls, caFile: 'x' } }, 'tls.caFile: unknown key'],
+    [
+      'a proxy that is not a URL',
+      { tls, proxyInjector: { httpProxy: 'proxy:3128' } },
+      'proxyInjector.httpProxy: expected an http:// or https:// URL',
+    ],
+    [
+      'a rule without a class',
+      { tls, pvcRewriter: { rules: [{ accessModes: ['ReadWriteMany'] }] } },
+      'pvcRewriter.rules[0].storageClassName: Required',
+    ],
+    [
+      'a rule with an unknown access mode',
+      { tls, pvcRewriter: { rules: [{ accessModes: ['RWX'], storageClassName: 'nfs' }] } },
+      'pvcRewriter.rules[0].accessModes[0]: expected one of ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
+    ],
+  ];
+
+  it.each(mistakes)('refuses %s, naming the key', (_what, document, message) => {
+    expect(problems(document)).toContain(message);
+  });
+
+  it('refuses unknown top-level keys and lists the known ones', () => {
+    const message = problems({ tls, prot: 8443 });
+    expect(message).toContain('prot: unknown key');
+    expect(message).toContain(
+      '(the top-level keys are port, metricsPort, tls, logLevel, shutdownTimeoutMs, proxyInjector, pvcRewriter)',
+    );
+  });
+
+  it('reports every problem at once', () => {
+    expect(problems({ port: -1, tls: { certFile: 1 } }).split('\n')).toEqual([
+      'port: expected a port number 0-65535',
+      'tls.certFile: expected a file path',
+      'tls.keyFile: Required',
+    ]);
+  });
+});
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kfx-webhook-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads YAML', async () => {
+    const file = join(dir, 'good.yaml');
+    await writeFile(file, 'port: 9443\ntls:\n  certFile: /c\n  keyFile: /k\n');
+    expect(await loadConfig(file, HANDLERS)).toMatchObject({
+      port: 9443,
+      tls: { certFile: '/c', keyFile: '/k' },
+    });
+  });
+
+  it('names the file with the problems', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'tls:\n  certFile: /c\n');
+    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(`${file}:\ntls.keyFile: Required`);
+  });
+
+  it('says when the file is missing or not YAML', async () => {
+    await expect(loadConfig(join(dir, 'missing.yaml'), HANDLERS)).rejects.toThrow(
+      /cannot read .*missing\.yaml: ENOENT/,
+    );
+    const file = join(dir, 'broken.yaml');
+    await writeFile(file, 'tls: [unclosed\n');
+    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(`${file} is not YAML`);
+  });
+});

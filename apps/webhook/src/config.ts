@@ -1,0 +1,139 @@
+// The kfx-webhook configuration file: YAML, checked in full at start-up. A wrong key or value
+// stops the process with the key's path (`tls.certFile: Required`) before anything listens.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { HandlerFactory } from './webhooks.js';
+
+function typed(expected: string) {
+  return (issue: { input?: unknown }) =>
+    issue.input === undefined ? 'Required' : `expected ${expected}`;
+}
+
+const port = z
+  .number({ error: typed('a port number') })
+  .int({ error: 'expected a whole port number' })
+  .min(0, { error: 'expected a port number 0-65535' })
+  .max(65535, { error: 'expected a port number 0-65535' });
+
+const path = z.string({ error: typed('a file path') }).min(1, { error: 'expected a file path' });
+const milliseconds = z
+  .number({ error: typed('milliseconds') })
+  .int()
+  .positive();
+
+/** The keys every kfx-webhook configuration has, whatever handlers it serves. */
+export const baseShape = {
+  /** HTTPS port for the apiserver's calls and the health checks. */
+  port: port.default(8443),
+  /** Plain-HTTP port for `GET /metrics`. */
+  metricsPort: port.default(9090),
+  tls: z.strictObject(
+    { certFile: path, keyFile: path },
+    { error: typed('an object with certFile and keyFile') },
+  ),
+  logLevel: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], {
+      error: 'expected one of fatal, error, warn, info, debug, trace',
+    })
+    .default('info'),
+  /** Longest graceful drain on SIGTERM; keep it under terminationGracePeriodSeconds. */
+  shutdownTimeoutMs: milliseconds.default(20_000),
+};
+
+export type BaseConfig = z.output<z.ZodObject<typeof baseShape>>;
+
+export interface WebhookAppConfig extends BaseConfig {
+  /** Each handler's section, parsed by its schema; absent sections are undefined. */
+  sections: Record<string, unknown>;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function keyPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) =>
+      typeof key === 'number' ? `[${key}]` : `${index ? '.' : ''}${String(key)}`,
+    )
+    .join('');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    const where = keyPath(issue.path);
+    return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown key`).join('\n');
+  }
+  return `${keyPath(issue.path) || '(top level)'}: ${issue.message}`;
+}
+
+/** Checks a parsed document; the error lists every problem, one key path per line. */
+export function parseConfig(
+  document: unknown,
+  handlers: readonly HandlerFactory[],
+): WebhookAppConfig {
+  const sections = Object.fromEntries(
+    handlers.map((handler) => [handler.section, handler.schema.optional()]),
+  );
+  const schema = z.strictObject(
+    { ...baseShape, ...sections },
+    { error: typed('a mapping of keys') },
+  );
+  const result = schema.safeParse(document ?? {}, { reportInput: true });
+  if (!result.success) {
+    const known = [
+      'port',
+      'metricsPort',
+      'tls',
+      'logLevel',
+      'shutdownTimeoutMs',
+      ...handlers.map((h) => h.section),
+    ];
+    const lines = result.error.issues.map(describeIssue);
+    if (
+      result.error.issues.some(
+        (issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0,
+      )
+    ) {
+      lines.push(`(the top-level keys are ${known.join(', ')})`);
+    }
+    throw new ConfigError(lines.join('\n'));
+  }
+  const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, ...rest } = result.data;
+  const parsed: Record<string, unknown> = rest;
+  return {
+    port,
+    metricsPort,
+    tls,
+    logLevel,
+    shutdownTimeoutMs,
+    sections: Object.fromEntries(
+      handlers.map((handler) => [handler.section, parsed[handler.section]]),
+    ),
+  };
+}
+
+/** Reads and checks the YAML file; a ConfigError names the file and every bad key. */
+export async function loadConfig(
+  file: string,
+  handlers: readonly HandlerFactory[],
+): Promise<WebhookAppConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not YAML: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return parseConfig(document, handlers);
+  } catch (error) {
+    throw new ConfigError(`${file}:\n${(error as Error).message}`, { cause: error });
+  }
+}
