@@ -1,0 +1,73 @@
+// kfx-controller's command line, kubectl-style where kubectl has the same flag.
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: kfx-controller [--config FILE] [options]
+
+Reconciles the per-tenant policy objects of every Kubeflow Profile: quotas, limit ranges,
+role bindings, network policies, the proxy ConfigMap, namespaces and templated objects.
+Without --config it runs the quotas and limitrange reconcilers with their defaults.
+
+Options:
+  --config FILE          YAML configuration (which reconcilers run, and their settings)
+  --kubeconfig FILE      kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)
+  --context NAME         kubeconfig context to use
+  --metrics-port PORT    port of /healthz, /readyz and /metrics (default 8080)
+  --namespace NAME       namespace of the leader-election Lease (default: POD_NAMESPACE,
+                         else the kubeconfig context's namespace)
+  --no-leader-elect      run without leader election (one replica only!)
+  -h, --help             show this help
+`;
+
+export interface Args {
+  config?: string | undefined;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  metricsPort: number;
+  namespace?: string | undefined;
+  leaderElect: boolean;
+  help: boolean;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function parseCommandLine(argv: readonly string[]): Args {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'metrics-port': { type: 'string' },
+        namespace: { type: 'string' },
+        'leader-elect': { type: 'boolean', default: true },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowNegative: true,
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const portText = values['metrics-port'] ?? '8080';
+  const metricsPort = Number(portText);
+  if (!/^\d+$/.test(portText) || metricsPort > 65535) {
+    throw new UsageError(`--metrics-port: expected a port number 0-65535, got "${portText}"`);
+  }
+  for (const flag of ['config', 'kubeconfig', 'context', 'namespace'] as const) {
+    if (values[flag] === '') throw new UsageError(`--${flag} needs a value`);
+  }
+  return {
+    config: values.config,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    metricsPort,
+    namespace: values.namespace,
+    leaderElect: values['leader-elect'],
+    help: values.help,
+  };
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@kfx/profile-reconcilers';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kfx-controller-config-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+function problems(path: string): string[] {
+  try {
+    loadConfig(path);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('kfx-controller config', () => {
+  it('runs quotas and limitrange with their defaults when there is no file', () => {
+    const config = loadConfig(undefined);
+    expect(config.reconcilers.map((r) => r.name)).toEqual(['quotas', 'limitrange']);
+    expect(config).toMatchObject({
+      workers: 4,
+      resyncSeconds: 600,
+      fieldManager: 'kfx-controller',
+    });
+    expect(config.leaderElection).toEqual({
+      leaseName: 'kfx-controller',
+      leaseDurationSeconds: 15,
+      renewDeadlineSeconds: 10,
+      retryPeriodSeconds: 2,
+    });
+  });
+
+  it('reads the StatCan drop-in example', () => {
+    const config = loadConfig(
+      file(
+        'statcan.yaml',
+        `reconcilers:
+  quotas:
+    name: quotas
+    labelPrefix: quotas.statcan.gc.ca
+  limitrange:
+    name: default-container-limits
+workers: 8
+`,
+      ),
+    );
+    const quota = config.reconcilers[0]?.desired({
+      metadata: { name: 'a', labels: { 'quotas.statcan.gc.ca/requests.cpu': '4' } },
+    });
+    expect(quota?.objects[0]).toMatchObject({
+      metadata: { name: 'quotas' },
+      spec: { hard: { 'requests.cpu': '4' } },
+    });
+    expect(config.workers).toBe(8);
+  });
+
+  it('finds template files next to the config file', () => {
+    file('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "{{ profile.name }}-x"\n');
+    const config = loadConfig(
+      file('templates.yaml', 'reconcilers:\n  templates:\n    files: [cm.yaml]\n'),
+    );
+    expect(config.reconcilers.map((r) => r.name)).toEqual(['templates']);
+  });
+
+  it('names every bad key, in the app settings and in the reconcilers', () => {
+    expect(
+      problems(
+        file(
+          'bad.yaml',
+          `workers: 0
+resync: 10
+leaderElection:
+  leaseDurationSeconds: 5
+reconcilers:
+  quotas:
+    defaults:
+      requests.cpu: lots
+`,
+        ),
+      ),
+    ).toEqual([
+      'workers: Too small: expected number to be >=1',
+      'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
+      '(top level): unknown key "resync" (known: reconcilers, workers, resyncSeconds, fieldManager, logLevel, leaderElection)',
+      'reconcilers.quotas.defaults.requests.cpu: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+    ]);
+  });
+
+  it('says when the file is missing, is not YAML or is not a mapping', () => {
+    expect(problems(join(dir, 'missing.yaml'))[0]).toMatch(
+      /missing\.yaml: cannot read it \(ENOENT\)/,
+    );
+    expect(problems(file('broken.yaml', 'a: [b\n'))[0]).toMatch(/broken\.yaml: not valid YAML/);
+    expect(problems(file('list.yaml', '- quotas\n'))[0]).toMatch(/list\.yaml: expected a mapping/);
+  });
+});

@@ -1,0 +1,100 @@
+// The kfx-controller config file: which reconcilers run and how (validated by
+// @kfx/profile-reconcilers), plus the controller's own knobs. Read and validated at start;
+// every problem is reported with its key, and the process stops before touching the cluster.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  ConfigError,
+  DEFAULT_RECONCILERS,
+  enableBuiltInReconcilers,
+  type EnabledReconciler,
+} from '@kfx/profile-reconcilers';
+import { parse } from 'yaml';
+import { z } from 'zod';
+
+const seconds = (fallback: number) => z.number().int().positive().default(fallback);
+
+const appSchema = z.strictObject({
+  /** Reconciler name → its settings (validated by the reconciler). */
+  reconcilers: z.unknown().optional(),
+  workers: z.number().int().min(1).max(64).default(4),
+  resyncSeconds: seconds(600),
+  fieldManager: z.string().min(1).max(128).default('kfx-controller'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  leaderElection: z
+    .strictObject({
+      leaseName: z.string().min(1).default('kfx-controller'),
+      leaseDurationSeconds: seconds(15),
+      renewDeadlineSeconds: seconds(10),
+      retryPeriodSeconds: seconds(2),
+    })
+    .refine((l) => l.renewDeadlineSeconds < l.leaseDurationSeconds, {
+      message: 'renewDeadlineSeconds must be less than leaseDurationSeconds',
+    })
+    .refine((l) => l.retryPeriodSeconds < l.renewDeadlineSeconds, {
+      message: 'retryPeriodSeconds must be less than renewDeadlineSeconds',
+    })
+    .prefault({}),
+});
+
+export type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers'>;
+
+export interface ControllerConfig extends AppSettings {
+  reconcilers: EnabledReconciler[];
+  /** Where the config came from, for the start-up log. */
+  source: string;
+}
+
+/** Validates a parsed config document; `baseDir` anchors relative template paths. */
+export function configFrom(document: unknown, baseDir: string, source: string): ControllerConfig {
+  const parsed = appSchema.safeParse(document ?? {});
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.map(String).join('.') || '(top level)';
+      problems.push(
+        issue.code === 'unrecognized_keys'
+          ? `${key}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (known: ${Object.keys(appSchema.shape).join(', ')})`
+          : `${key}: ${issue.message}`,
+      );
+    }
+  }
+  let reconcilers: EnabledReconciler[] = [];
+  const raw = (document as { reconcilers?: unknown } | null | undefined)?.reconcilers;
+  try {
+    reconcilers = enableBuiltInReconcilers(raw ?? DEFAULT_RECONCILERS, { baseDir });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const { workers, resyncSeconds, fieldManager, logLevel, leaderElection } = parsed.data;
+  return { workers, resyncSeconds, fieldManager, logLevel, leaderElection, reconcilers, source };
+}
+
+/** Reads a YAML config file; without a file, the documented defaults. */
+export function loadConfig(file: string | undefined): ControllerConfig {
+  if (file === undefined)
+    return configFrom({}, process.cwd(), 'built-in defaults (quotas, limitrange)');
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([
+      `--config ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    ]);
+  }
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    throw new ConfigError([
+      `--config ${file}: not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
+    ]);
+  }
+  if (document !== null && (typeof document !== 'object' || Array.isArray(document))) {
+    throw new ConfigError([`--config ${file}: expected a mapping of settings at the top level`]);
+  }
+  return configFrom(document, dirname(path), path);
+}
