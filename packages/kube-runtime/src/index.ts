@@ -21,13 +21,7 @@ export {
 } from './errors.js';
 export { enqueueFrom, ownerKeys } from './enqueue.js';
 export { EventRecorder, type EventInput, type EventRecorderOptions } from './events.js';
-export {
-  createInformer,
-  Informer,
-  informersReady,
-  type InformerOptions,
-  type InformerStatus,
-} from './informer.js';
+export { createInformer, Informer, type InformerOptions, type InformerStatus } from './informer.js';
 export type { InformerEvent, InformerHandlers } from './informer-handlers.js';
 export { defaultNamespace, loadKubeConfig, type LoadKubeConfigOptions } from './kubeconfig.js';
 export {
@@ -40,6 +34,7 @@ export { defaultLogger, type Logger } from './logger.js';
 export { objectKey, parseObjectKey, type ObjectRef } from './object-key.js';
 export { startOpsServer, type Check, type OpsServer, type OpsServerOptions } from './ops-server.js';
 export { parseQuantity, quantitiesEqual, type Quantity } from './quantity.js';
+export { informersReady } from './readiness.js';
 export {
   apiVersionOf,
   parseApiVersion,

@@ -5,7 +5,8 @@ import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.js';
-import { createInformer, informersReady, type Informer } from './informer.js';
+import { createInformer, type Informer } from './informer.js';
+import { informersReady } from './readiness.js';
 import { resources, type KubeObject } from './resources.js';
 
 interface ConfigMap extends KubeObject {

@@ -11,10 +11,10 @@ import { HandlerSet, type InformerEvent, type InformerHandlers } from './informe
 import { informerMetrics, type InformerMetrics } from './informer-metrics.js';
 import type { Logger } from './logger.js';
 import { objectKey } from './object-key.js';
-import { resourcePath, type KubeObject, type ResourceRef } from './resources.js';
+import { WatchInactive, watchOnce } from './informer-watch.js';
+import type { KubeObject, ResourceRef } from './resources.js';
 import { Store, type IndexFunc, type ReadonlyStore } from './store.js';
 import type { Selectors } from './verbs.js';
-import { readWatchEvents } from './watch.js';
 
 export interface InformerOptions<T> extends Selectors {
   /** Re-emit `update` for every cached object this often; 0 turns it off. Default 10 min. */
@@ -43,10 +43,6 @@ export interface InformerStatus {
   healthy: boolean;
   resourceVersion: string | undefined;
   lastError: string | undefined;
-}
-
-class WatchInactive extends Error {
-  override name = 'WatchInactive';
 }
 
 export function createInformer<T extends KubeObject>(
@@ -241,49 +237,24 @@ export class Informer<T extends KubeObject> {
   }
 
   /** One watch until the server ends it; false when it ended at once without events. */
-  async #watch(signal: AbortSignal): Promise<boolean> {
-    const path = resourcePath(this.ref, { namespace: this.options.namespace });
-    const watchAbort = new AbortController();
-    const watchSignal = AbortSignal.any([signal, watchAbort.signal]);
-    const inactivityMs = this.options.inactivityTimeoutMs ?? 180_000;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        watchAbort.abort(new WatchInactive(`no watch event or bookmark for ${inactivityMs} ms`));
-      }, inactivityMs);
-    };
-    const started = Date.now();
-    let events = 0;
-    try {
-      arm();
-      const response = await this.client.stream('GET', path, {
-        query: {
-          watch: 1,
-          resourceVersion: this.#resourceVersion,
-          allowWatchBookmarks: true,
-          // Random in [300, 600): clients started together do not all reconnect together.
-          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
-          labelSelector: this.options.labelSelector,
-          fieldSelector: this.options.fieldSelector,
-        },
-        signal: watchSignal,
-        metricVerb: 'WATCH',
-      });
-      this.#healthy = true;
-      this.#lastError = undefined;
-      for await (const event of readWatchEvents<T>(response, 'WATCH', path, watchSignal)) {
-        arm();
-        events++;
-        this.#apply(event.type, event.object);
-      }
-    } catch (error) {
-      if (watchAbort.signal.aborted && !signal.aborted) throw watchAbort.signal.reason;
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-    return events > 0 || Date.now() - started > 1000;
+  #watch(signal: AbortSignal): Promise<boolean> {
+    return watchOnce<T>({
+      client: this.client,
+      ref: this.ref,
+      namespace: this.options.namespace,
+      labelSelector: this.options.labelSelector,
+      fieldSelector: this.options.fieldSelector,
+      resourceVersion: this.#resourceVersion,
+      inactivityMs: this.options.inactivityTimeoutMs ?? 180_000,
+      signal,
+      onOpen: () => {
+        this.#healthy = true;
+        this.#lastError = undefined;
+      },
+      onEvent: (type, object) => {
+        this.#apply(type, object);
+      },
+    });
   }
 
   #apply(type: string, raw: T): void {
@@ -331,22 +302,4 @@ function defaultName(ref: ResourceRef, options: Selectors): string {
   ].filter(Boolean);
   const scope = options.namespace ? `/${options.namespace}` : '';
   return `${ref.resource}${scope}${selectors.length > 0 ? `?${selectors.join('&')}` : ''}`;
-}
-
-/** Readiness over several informers: ok when all synced and watching, else why not. */
-export function informersReady(informers: readonly Pick<Informer<never>, 'status'>[]): {
-  ok: boolean;
-  reasons: string[];
-} {
-  const reasons: string[] = [];
-  for (const informer of informers) {
-    const status = informer.status();
-    if (!status.synced) reasons.push(`informer ${status.name} has not synced`);
-    else if (!status.healthy) {
-      reasons.push(
-        `informer ${status.name} is not watching${status.lastError ? `: ${status.lastError}` : ''}`,
-      );
-    }
-  }
-  return { ok: reasons.length === 0, reasons };
 }

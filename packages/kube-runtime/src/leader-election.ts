@@ -6,11 +6,9 @@
 import type { Gauge, Registry } from 'prom-client';
 import { isAborted, sleep } from './backoff.js';
 import type { KubeClient } from './client.js';
-import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
-import { leaseRecord, microTime, type Lease } from './lease.js';
+import { LeaseLock } from './lease.js';
 import type { Logger } from './logger.js';
 import { gauge } from './metrics.js';
-import { resources } from './resources.js';
 
 export interface LeaderElectorOptions {
   client: KubeClient;
@@ -54,9 +52,8 @@ export class LeaderElector {
   };
   readonly #logger: Logger;
   readonly #gauge: Gauge<'lease'>;
-  #observed = '';
-  #observedAt = 0;
-  #holder: string | undefined;
+  readonly #lock: LeaseLock;
+  #callbacks: LeaderCallbacks | undefined;
   #leading = false;
   #stop = new AbortController();
   #running: Promise<void> | undefined;
@@ -94,6 +91,16 @@ export class LeaderElector {
       ['lease'],
     );
     this.#gauge.set({ lease: this.#leaseLabel }, 0);
+    this.#lock = new LeaseLock({
+      client: o.client,
+      namespace: o.namespace,
+      name: o.name,
+      identity: o.identity,
+      logger: this.#logger,
+      onHolder: (holder) => {
+        this.#newHolder(holder);
+      },
+    });
   }
 
   isLeader(): boolean {
@@ -102,7 +109,7 @@ export class LeaderElector {
 
   /** The holder last seen on the Lease (this replica's identity while leading). */
   get leader(): string | undefined {
-    return this.#holder;
+    return this.#lock.holder;
   }
 
   /** Campaigns, leads, and campaigns again after a loss, until `stop()` or `signal` aborts. */
@@ -115,6 +122,7 @@ export class LeaderElector {
       },
       { once: true },
     );
+    this.#callbacks = callbacks;
     this.#running = this.#loop(callbacks, this.#stop.signal);
     return this.#running;
   }
@@ -132,7 +140,7 @@ export class LeaderElector {
   async #loop(callbacks: LeaderCallbacks, stop: AbortSignal): Promise<void> {
     const retryMs = this.#o.retryPeriodSeconds * 1000;
     while (!stop.aborted) {
-      if (!(await this.#tryAcquireOrRenew(stop, callbacks))) {
+      if (!(await this.#tryAcquireOrRenew(stop))) {
         // Jitter keeps standbys from polling in step.
         await sleep(retryMs * (1 + Math.random() * 0.2), stop).catch(() => undefined);
         continue;
@@ -156,13 +164,16 @@ export class LeaderElector {
     while (!until.aborted) {
       await sleep(this.#o.retryPeriodSeconds * 1000, until).catch(() => undefined);
       if (isAborted(until)) break;
-      if (await this.#tryAcquireOrRenew(until, callbacks)) renewedAt = Date.now();
-      else if (this.#holder !== this.#o.identity || Date.now() - renewedAt > renewDeadlineMs) break;
+      if (await this.#tryAcquireOrRenew(until)) renewedAt = Date.now();
+      else if (this.#lock.holder !== this.#o.identity || Date.now() - renewedAt > renewDeadlineMs) {
+        break;
+      }
     }
     term.abort(new Error('leadership ended'));
     await work;
     const graceful = stop.aborted || failed.signal.aborted;
-    if (graceful) await this.#release();
+    if (graceful)
+      await this.#lock.release(AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000));
     this.#setLeading(false);
     this.#logger.info(graceful ? 'released leadership' : 'lost leadership');
     try {
@@ -181,110 +192,21 @@ export class LeaderElector {
     this.#gauge.set({ lease: this.#leaseLabel }, leading ? 1 : 0);
   }
 
-  async #tryAcquireOrRenew(stop: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
-    const { client, namespace, name, identity, leaseDurationSeconds } = this.#o;
-    const signal = AbortSignal.any([
-      stop,
-      AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000),
-    ]);
-    const now = microTime();
-    try {
-      let lease: Lease;
-      try {
-        lease = await client.get<Lease>(resources.leases, name, { namespace, signal });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        const spec = {
-          holderIdentity: identity,
-          leaseDurationSeconds,
-          acquireTime: now,
-          renewTime: now,
-          leaseTransitions: 0,
-        };
-        await client.create<Lease>(
-          resources.leases,
-          {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: { name, namespace },
-            spec,
-          },
-          { signal },
-        );
-        this.#observe(spec, callbacks);
-        return true;
-      }
-      const spec = lease.spec ?? {};
-      this.#observe(spec, callbacks);
-      const holder = spec.holderIdentity ?? '';
-      const durationMs = (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
-      if (holder !== '' && holder !== identity && Date.now() < this.#observedAt + durationMs)
-        return false;
-      const mine = holder === identity;
-      const next = {
-        holderIdentity: identity,
-        leaseDurationSeconds,
-        acquireTime: mine ? spec.acquireTime : now,
-        renewTime: now,
-        leaseTransitions: mine ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
-      };
-      // The resourceVersion makes this a compare-and-swap: of two racing candidates one gets 409.
-      await client.replace<Lease>(resources.leases, { ...lease, spec: next }, { signal });
-      this.#observe(next, callbacks);
-      return true;
-    } catch (error) {
-      if (stop.aborted) return false;
-      if (isConflict(error) || isAlreadyExists(error)) {
-        this.#logger.debug('lost a race for the lease');
-      } else {
-        this.#logger.warn({ err: error }, 'could not read or write the lease');
-      }
-      return false;
-    }
+  #tryAcquireOrRenew(stop: AbortSignal): Promise<boolean> {
+    const timeout = AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000);
+    return this.#lock.tryAcquireOrRenew(
+      this.#o.leaseDurationSeconds,
+      AbortSignal.any([stop, timeout]),
+    );
   }
 
-  #observe(spec: Lease['spec'], callbacks: LeaderCallbacks): void {
-    const record = leaseRecord(spec);
-    if (record === this.#observed) return;
-    this.#observed = record;
-    this.#observedAt = Date.now();
-    // A released Lease has an empty holder.
-    const holder = spec?.holderIdentity === '' ? undefined : spec?.holderIdentity;
-    if (holder !== this.#holder) {
-      this.#holder = holder;
-      if (holder !== undefined && holder !== this.#o.identity) {
-        this.#logger.info({ leader: holder }, 'new leader');
-        try {
-          callbacks.onNewLeader?.(holder);
-        } catch (error) {
-          this.#logger.error({ err: error }, 'onNewLeader threw');
-        }
-      }
-    }
-  }
-
-  /** Empties the holder so that a standby need not wait for the lease to expire. */
-  async #release(): Promise<void> {
-    const { client, namespace, name, identity } = this.#o;
-    const signal = AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000);
+  #newHolder(holder: string | undefined): void {
+    if (holder === undefined || holder === this.#o.identity) return;
+    this.#logger.info({ leader: holder }, 'new leader');
     try {
-      const lease = await client.get<Lease>(resources.leases, name, { namespace, signal });
-      if (lease.spec?.holderIdentity !== identity) return;
-      const now = microTime();
-      const spec = {
-        ...lease.spec,
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-      };
-      await client.replace<Lease>(resources.leases, { ...lease, spec }, { signal });
-      this.#holder = undefined;
+      this.#callbacks?.onNewLeader?.(holder);
     } catch (error) {
-      this.#logger.warn(
-        { err: error },
-        'could not release the lease; standbys will wait for it to expire',
-      );
+      this.#logger.error({ err: error }, 'onNewLeader threw');
     }
   }
 }
