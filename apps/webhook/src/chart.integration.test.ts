@@ -1,0 +1,248 @@
+import { renderWebhookConfiguration, writeDevCertificates } from '@kfx/admission-core';
+import { applyManifests, ensureBinaries, startControlPlane, type ControlPlane } from '@kfx/testenv';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { parseConfig } from './config.js';
+import { HANDLERS } from './webhooks.js';
+
+const exec = promisify(execFile);
+const chart = fileURLToPath(new URL('../chart', import.meta.url));
+
+interface Rendered {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+let helm: string;
+let kubectl: string;
+let env: ControlPlane | undefined;
+let dir: string | undefined;
+
+beforeAll(async () => {
+  ({ helm, kubectl } = await ensureBinaries(['helm', 'kubectl']));
+  env = await startControlPlane();
+  dir = await mkdtemp(join(tmpdir(), 'kfx-webhook-chart-'));
+  await applyManifests(env.kubeConfig, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'kfx-system' },
+  });
+});
+
+afterAll(async () => {
+  await env?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function template(...set: string[]): Promise<Rendered[]> {
+  const args = ['template', 'kfx', chart, '--namespace', 'kfx-system', '--kube-version', '1.37.0'];
+  const { stdout } = await exec(helm, [...args, ...set.flatMap((s) => ['--set', s])]);
+  return parseAllDocuments(stdout)
+    .map((document) => document.toJS() as Rendered | null)
+    .filter((object): object is Rendered => object !== null);
+}
+
+function find(objects: Rendered[], kind: string): Rendered {
+  const object = objects.find((o) => o.kind === kind);
+  if (!object) throw new Error(`the chart rendered no ${kind}`);
+  return object;
+}
+
+/** Server-side dry run on the real apiserver: schema, defaulting and validation, nothing stored. */
+async function dryRunApply(objects: Rendered[]): Promise<{ code: number; output: string }> {
+  const text = objects.map((o) => JSON.stringify(o)).join('\n---\n');
+  const args = [
+    '--kubeconfig',
+    env?.kubeconfigPath ?? '',
+    'apply',
+    '--server-side',
+    '--dry-run=server',
+    '-f',
+    '-',
+  ];
+  return new Promise((resolve) => {
+    const child = execFile(kubectl, args, (error, stdout, stderr) => {
+      resolve({ code: error ? 1 : 0, output: stdout + stderr });
+    });
+    child.stdin?.end(text);
+  });
+}
+
+describe('the kfx-webhook Helm chart', () => {
+  it('passes helm lint --strict', async () => {
+    const { stdout } = await exec(helm, ['lint', '--strict', chart]);
+    expect(stdout).toContain('0 chart(s) failed');
+  });
+
+  it('refuses values the schema does not allow, naming them', async () => {
+    const lint = exec(helm, ['lint', chart, '--set', 'replicaCount=1', '--set', 'tls.mode=secret']);
+    await expect(lint).rejects.toMatchObject({
+      stdout: expect.stringMatching(
+        /\/replicaCount': minimum: got 1, want 2[\s\S]*\/tls\/caBundle/,
+      ) as unknown,
+    });
+  });
+
+  it('renders a Deployment, Service, PodDisruptionBudget and certificates that the apiserver accepts', async () => {
+    const objects = await template();
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'Certificate',
+      'ConfigMap',
+      'Deployment',
+      'Issuer',
+      'MutatingWebhookConfiguration',
+      'PodDisruptionBudget',
+      'Service',
+      'ServiceAccount',
+    ]);
+    // The cert-manager CRDs are not installed on the test control plane; everything else is.
+    const core = objects.filter((o) => !o.apiVersion.startsWith('cert-manager.io/'));
+    const applied = await dryRunApply(core);
+    expect(applied.output).not.toContain('Error');
+    expect(applied.code).toBe(0);
+    expect(applied.output).toContain(
+      'deployment.apps/kfx-kfx-webhook serverside-applied (server dry run)',
+    );
+  });
+
+  it('runs at least two non-root replicas on a read-only root filesystem, drained on termination', async () => {
+    const deployment = find(await template(), 'Deployment') as Rendered & {
+      spec: {
+        replicas: number;
+        template: {
+          spec: {
+            securityContext: { runAsNonRoot: boolean; runAsUser: number };
+            containers: {
+              securityContext: { readOnlyRootFilesystem: boolean };
+              readinessProbe: { httpGet: { path: string; scheme: string } };
+              lifecycle: { preStop: { sleep: { seconds: number } } };
+            }[];
+          };
+        };
+      };
+    };
+    const pod = deployment.spec.template.spec;
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
+    expect(pod.containers[0]?.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(pod.containers[0]?.readinessProbe.httpGet).toMatchObject({
+      path: '/readyz',
+      scheme: 'HTTPS',
+    });
+    expect(pod.containers[0]?.lifecycle.preStop.sleep.seconds).toBe(5);
+  });
+
+  it('writes a configuration file that kfx-webhook accepts', async () => {
+    const objects = await template('proxyInjector.config.httpProxy=http://proxy.corp:3128');
+    const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
+    const document: unknown = parseAllDocuments(configMap.data['config.yaml'])[0]?.toJS();
+    const config = parseConfig(document, HANDLERS);
+    expect(config.tls).toEqual({
+      certFile: '/etc/kfx-webhook/tls/tls.crt',
+      keyFile: '/etc/kfx-webhook/tls/tls.key',
+    });
+    expect(config.sections.proxyInjector).toEqual({ httpProxy: 'http://proxy.corp:3128' });
+  });
+
+  it('renders the webhook configuration renderWebhookConfiguration renders, with cert-manager injecting the CA', async () => {
+    const objects = await template();
+    const certificate = find(objects, 'Certificate') as Rendered & {
+      spec: { secretName: string; dnsNames: string[] };
+    };
+    expect(certificate.spec.dnsNames).toContain('kfx-kfx-webhook.kfx-system.svc');
+    const deployment = JSON.stringify(find(objects, 'Deployment'));
+    expect(deployment).toContain(`"secretName":"${certificate.spec.secretName}"`);
+    const expected = renderWebhookConfiguration({
+      kind: 'mutating',
+      name: 'kfx-kfx-webhook',
+      namespace: 'kfx-system',
+      service: { name: 'kfx-kfx-webhook' },
+      certManagerInjectFrom: `kfx-system/${certificate.metadata.name}`,
+      webhooks: [
+        {
+          webhook: {
+            name: 'proxy-injector',
+            path: '/mutate/proxy-injector',
+            type: 'mutating',
+            failureMode: 'admit',
+          },
+          rules: [
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['CREATE'],
+              resources: ['pods'],
+              scope: 'Namespaced',
+            },
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['UPDATE'],
+              resources: ['pods/ephemeralcontainers'],
+              scope: 'Namespaced',
+            },
+          ],
+          namespaceSelector: {
+            matchExpressions: [
+              { key: 'proxy-injector.kfx.dev/inject', operator: 'NotIn', values: ['false'] },
+            ],
+          },
+        },
+        {
+          webhook: {
+            name: 'pvc-rewriter',
+            path: '/mutate/pvc-rewriter',
+            type: 'mutating',
+            failureMode: 'admit',
+          },
+          rules: [
+            {
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              operations: ['CREATE'],
+              resources: ['persistentvolumeclaims'],
+              scope: 'Namespaced',
+            },
+          ],
+          reinvocationPolicy: 'Never',
+        },
+      ],
+    });
+    const rendered = find(objects, 'MutatingWebhookConfiguration') as Rendered & {
+      webhooks: unknown;
+    };
+    expect(rendered.webhooks).toEqual(expected.webhooks);
+    expect(rendered.metadata.annotations).toEqual(expected.metadata?.annotations);
+  });
+
+  it('uses a provided Secret and caBundle instead, accepted by the apiserver', async () => {
+    const certs = await writeDevCertificates(join(dir ?? tmpdir(), 'tls'));
+    const objects = await template(
+      'tls.mode=secret',
+      'tls.secretName=webhook-tls',
+      `tls.caBundle=${certs.caCert}`,
+      'pvcRewriter.enabled=false',
+    );
+    expect(objects.some((o) => o.apiVersion.startsWith('cert-manager.io/'))).toBe(false);
+    const configuration = find(objects, 'MutatingWebhookConfiguration') as Rendered & {
+      webhooks: { name: string; clientConfig: { caBundle: string } }[];
+    };
+    expect(configuration.webhooks.map((w) => w.name)).toEqual(['proxy-injector.kfx.dev']);
+    expect(
+      Buffer.from(configuration.webhooks[0]?.clientConfig.caBundle ?? '', 'base64').toString(),
+    ).toBe(certs.caCert);
+    const applied = await dryRunApply(objects);
+    expect(applied.code).toBe(0);
+    expect(applied.output).toContain(
+      'mutatingwebhookconfiguration.admissionregistration.k8s.io/kfx-kfx-webhook serverside-applied (server dry run)',
+    );
+  });
+});
