@@ -15,7 +15,7 @@ import type { Webhook } from './webhook.js';
 export interface ReviewOptions {
   /** Logger handed to the handler (`context.log`). Default: silent. */
   logger?: Logger;
-  /** How long an asynchronous handler may take. Default 5000 ms. */
+  /** How long an asynchronous handler may take. Default 3000 ms. */
   handlerTimeoutMs?: number;
 }
 
@@ -53,7 +53,7 @@ export async function reviewAdmission(
   const copy = cloneJson(request);
   const decision = await admit(webhook, request, copy, {
     log: options.logger ?? (silent ??= pino({ level: 'silent' })),
-    handlerTimeoutMs: options.handlerTimeoutMs ?? 5000,
+    handlerTimeoutMs: options.handlerTimeoutMs ?? 3000,
   });
   return { request, review: toReviewResponse(decision), decision };
 }

@@ -25,7 +25,10 @@ export interface AdmissionServerOptions {
   maxBodyBytes?: number;
   /** Time allowed to receive the whole body. Default 10000 ms. */
   bodyTimeoutMs?: number;
-  /** Time an asynchronous handler may take before its failure mode answers. Default 5000 ms. */
+  /**
+   * Time an asynchronous handler may take before its failure mode answers. Default 3000 ms: below
+   * the 5 s timeoutSeconds renderWebhookConfiguration writes, so the answer is ours, not a timeout.
+   */
   handlerTimeoutMs?: number;
   /** Longest graceful drain on close() before connections are cut. Default 20000 ms. */
   shutdownTimeoutMs?: number;
@@ -54,7 +57,7 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     metricsPort: 9090,
     maxBodyBytes: 3 * 1024 * 1024,
     bodyTimeoutMs: 10_000,
-    handlerTimeoutMs: 5_000,
+    handlerTimeoutMs: 3_000,
     shutdownTimeoutMs: 20_000,
     tlsPollIntervalMs: 60_000,
     ...options,
