@@ -1,0 +1,66 @@
+// The HTTPS listener: Node's HTTP/2 server with HTTP/1.1 fallback (the apiserver may speak
+// either), with the deadlines that keep slow or idle clients from holding connections.
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { AnyRequest, AnyResponse } from './http-answers.js';
+import { TLS_SETTINGS } from './serving-tls.js';
+import type { TlsPair } from './tls-files.js';
+
+export interface HttpsServerOptions {
+  bodyTimeoutMs: number;
+  log: Logger;
+}
+
+export function createHttpsServer(
+  pair: TlsPair,
+  handler: (request: AnyRequest, response: AnyResponse) => void,
+  options: HttpsServerOptions,
+): Http2SecureServer {
+  const { bodyTimeoutMs, log } = options;
+  const server = createSecureServer({
+    ...TLS_SETTINGS,
+    ...pair,
+    allowHTTP1: true,
+    handshakeTimeout: 10_000,
+  });
+  // HTTP/1.1 request headers must arrive within the body deadline too (slow-header clients);
+  // Node checks that deadline on this interval.
+  Object.assign(server, {
+    headersTimeout: bodyTimeoutMs,
+    requestTimeout: bodyTimeoutMs * 2,
+    connectionsCheckingInterval: Math.min(1000, bodyTimeoutMs),
+  });
+  server.setTimeout(120_000); // idle connections
+  server.on('request', handler);
+  server.on('tlsClientError', (error) => {
+    log.debug({ err: error }, 'TLS handshake failed');
+  });
+  server.on('sessionError', (error) => {
+    log.debug({ err: error }, 'HTTP/2 session error');
+  });
+  return server;
+}
+
+export function listenError(
+  option: string,
+  port: number,
+  host: string | undefined,
+  error: unknown,
+) {
+  const where = `${host ?? '*'}:${port}`;
+  return new Error(`cannot listen on ${where} (${option}): ${(error as Error).message}`, {
+    cause: error,
+  });
+}
+
+/** Resolves with the port bound (useful with port 0). */
+export function listenOn(server: Http2SecureServer, port: number, host: string | undefined) {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
