@@ -1,12 +1,14 @@
 // The client's retry policy against a scripted server: 429 storms, 5xx and refused connections
 // cannot be produced on demand by a real apiserver. The real one is in client.integration.test.ts.
 import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.js';
 import { KubeApiError } from './errors.js';
 import { resources } from './resources.js';
 import { json, recordingLogger, startFakeApi, status, type FakeApi } from './testing/fake-api.js';
 
+const silent = pino({ level: 'silent' });
 let api: FakeApi;
 beforeEach(async () => {
   api = await startFakeApi();
@@ -48,7 +50,10 @@ describe('KubeClient retries', () => {
       else if (req.method === 'POST') json(res, 201, { metadata: { name: 'a', namespace: 'n' } });
       else json(res, 500, status(500, 'InternalError', 'etcd is unhappy'));
     });
-    const client = KubeClient.fromKubeConfig(api.kubeConfig, { retry: { baseMs: 1 } });
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, {
+      retry: { baseMs: 1 },
+      logger: silent,
+    });
     await client.create(resources.configMaps, { metadata: { name: 'a', namespace: 'n' } });
     expect(calls).toBe(2);
     calls = 0;
@@ -63,7 +68,10 @@ describe('KubeClient retries', () => {
     api.handle((_req, res) => {
       json(res, 503, status(503, 'ServiceUnavailable', 'starting'));
     });
-    const client = KubeClient.fromKubeConfig(api.kubeConfig, { retry: { retries: 3, baseMs: 1 } });
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, {
+      retry: { retries: 3, baseMs: 1 },
+      logger: silent,
+    });
     await expect(client.list(resources.pods)).rejects.toThrow(
       'GET pods: 503 ServiceUnavailable: starting',
     );
@@ -95,7 +103,7 @@ describe('KubeClient retries', () => {
     api.handle((_req, res) => {
       json(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
     });
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     await expect(client.get(resources.namespaces, 'default')).rejects.toThrow(
       'GET namespaces default: 401 Unauthorized: Unauthorized',
     );
@@ -147,7 +155,7 @@ describe('KubeClient requests', () => {
         json(res, 200, JSON.parse(body) as object);
       });
     });
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const desired = {
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -2,12 +2,14 @@
 // silent, a 429 on the list, a 410 at a chosen moment. The happy path, restarts and a real 410
 // are in informer.integration.test.ts against a real control plane.
 import type { ServerResponse } from 'node:http';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.js';
 import { createInformer } from './informer.js';
 import { resources, type KubeObject } from './resources.js';
 import { json, recordingLogger, startFakeApi, status, type FakeApi } from './testing/fake-api.js';
 
+const silent = pino({ level: 'silent' });
 let api: FakeApi;
 let watches: ServerResponse[];
 let items: KubeObject[];
@@ -59,7 +61,7 @@ afterEach(async () => {
 
 describe('informer', () => {
   it('lists, then watches from the list resourceVersion with bookmarks and a random timeout', async () => {
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const informer = createInformer(client, resources.configMaps, {
       namespace: 'n',
       labelSelector: 'app=x',
@@ -84,7 +86,7 @@ describe('informer', () => {
   });
 
   it('restarts a watch that brought nothing for the inactivity timeout, from where it was', async () => {
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const informer = createInformer(client, resources.configMaps, {
       namespace: 'n',
       inactivityTimeoutMs: 200,
@@ -122,7 +124,7 @@ describe('informer', () => {
   });
 
   it('lists again on 410 Gone and reports what changed meanwhile', async () => {
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const informer = createInformer(client, resources.configMaps, { namespace: 'n' });
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
@@ -169,7 +171,7 @@ describe('informer', () => {
   });
 
   it('re-emits every cached object on resync without asking the API', async () => {
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const informer = createInformer(client, resources.configMaps, { namespace: 'n', resyncMs: 30 });
     const resynced: string[] = [];
     informer.on('update', (o, old) => {
@@ -189,7 +191,7 @@ describe('informer', () => {
     api.handle(() => {
       // The list never answers.
     });
-    const client = KubeClient.fromKubeConfig(api.kubeConfig);
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
     const informer = createInformer(client, resources.configMaps);
     informer.start();
     const waiting = informer.waitForSync();
