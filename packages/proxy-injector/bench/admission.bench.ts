@@ -1,0 +1,89 @@
+// Benchmark: the proxy injector behind admission-core against the transport floor (TLS + HTTP,
+// fixed answer, no admission work) and against a no-op webhook on admission-core, side by side
+// in one run, over HTTP/1.1 and HTTP/2 with keep-alive, on the 3-container notebook Pod that
+// admission-core measures with. Prints figures and ratios; asserts nothing. `pnpm run bench`.
+import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../../admission-core/bench/servers.ts';
+import { notebookPod } from '../../admission-core/src/testing/notebook-pod.ts';
+import { compare, HEADER, percentile, rps, type Contender, type Protocol } from './compare.ts';
+
+const options = {
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+  concurrency: 32,
+  rate: 1000,
+};
+const PATH = '/mutate/proxy-injector';
+const own = (name: string) => new URL(name, import.meta.url).href;
+
+const dir = await mkdtemp(join(tmpdir(), 'kfx-proxy-injector-bench-'));
+const certs = await writeDevCertificates(dir);
+const body = JSON.stringify(admissionReviewFor({ object: notebookPod(), uid: 'bench' }));
+const env = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
+const contenders: Contender[] = [
+  { name: 'floor (no-op)', path: '/', running: await startServer('floor-server.ts', env) },
+  {
+    name: 'no-op webhook',
+    path: PATH,
+    running: await startServer(own('webhook-server.ts'), { ...env, WEBHOOK: 'noop' }),
+  },
+  { name: 'proxy-injector', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
+  {
+    name: '  + Java, Node',
+    path: PATH,
+    running: await startServer(own('webhook-server.ts'), { ...env, EXTRAS: '1' }),
+  },
+];
+
+function patchOf(port: number): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: PATH, method: 'POST', ca: certs.caCert },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => {
+          const { response } = JSON.parse(text) as { response: { patch?: string } };
+          const patch = Buffer.from(response.patch ?? 'W10=', 'base64').toString();
+          resolve(JSON.parse(patch) as unknown[]);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+try {
+  const operations = (await patchOf(contenders[2]?.running.port ?? 0)).length;
+  console.log(
+    `AdmissionReview of ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB (a 3-container notebook Pod); ` +
+      `the injector answers with a ${operations}-operation patch. ${options.concurrency} concurrent ` +
+      `requests, 2 × ${options.seconds} s per server and protocol, then ${options.rate} req/s for ` +
+      `${options.seconds} s. Node ${process.version}.`,
+  );
+  console.log(HEADER);
+  const summary: string[] = [];
+  for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
+    const [floor, noop, injector, extras] = await compare(contenders, protocol, {
+      ...options,
+      body,
+      ca: certs.caCert,
+    });
+    if (!floor || !noop || !injector || !extras) continue;
+    const ratio = (m: typeof floor) => (rps(m.closed) / rps(floor.closed)).toFixed(2);
+    summary.push(
+      `${protocol}: proxy-injector/floor throughput ${ratio(injector)}× ` +
+        `(no-op webhook ${ratio(noop)}×, with Java and Node extras ${ratio(extras)}×); ` +
+        `proxy-injector/no-op webhook ${(rps(injector.closed) / rps(noop.closed)).toFixed(2)}×; ` +
+        `p99 at ${options.rate} req/s ${percentile(injector.open.latenciesMs, 99).toFixed(2)} ms`,
+    );
+  }
+  console.log(summary.join('\n'));
+} finally {
+  for (const { running } of contenders) await running.stop();
+  await rm(dir, { recursive: true, force: true });
+}

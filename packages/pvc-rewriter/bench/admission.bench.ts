@@ -1,0 +1,87 @@
+// Benchmark: the PVC rewriter behind admission-core against the transport floor and a no-op
+// webhook, side by side in one run, over HTTP/1.1 and HTTP/2, on a ReadWriteMany claim as a
+// StatefulSet makes it (the apiserver's defaults filled in). Reuses admission-core's load
+// generator and launcher and proxy-injector's comparison. Asserts nothing. `pnpm run bench`.
+import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../../admission-core/bench/servers.ts';
+import {
+  compare,
+  HEADER,
+  percentile,
+  rps,
+  type Contender,
+  type Protocol,
+} from '../../proxy-injector/bench/compare.ts';
+
+const options = {
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+  concurrency: 32,
+  rate: 1000,
+};
+const PATH = '/mutate/pvc-rewriter';
+const own = (name: string) => new URL(name, import.meta.url).href;
+
+const claim = {
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: {
+    name: 'data-kale-0',
+    namespace: 'team-a',
+    labels: { app: 'kale' },
+    finalizers: ['kubernetes.io/pvc-protection'],
+  },
+  spec: {
+    accessModes: ['ReadWriteMany'],
+    resources: { requests: { storage: '5Gi' } },
+    storageClassName: 'vsphere-csi',
+    volumeMode: 'Filesystem',
+  },
+  status: { phase: 'Pending' },
+};
+
+const dir = await mkdtemp(join(tmpdir(), 'kfx-pvc-rewriter-bench-'));
+const certs = await writeDevCertificates(dir);
+const body = JSON.stringify(
+  admissionReviewFor({ object: claim, resource: 'persistentvolumeclaims', uid: 'bench' }),
+);
+const env = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
+const contenders: Contender[] = [
+  { name: 'floor (no-op)', path: '/', running: await startServer('floor-server.ts', env) },
+  {
+    name: 'no-op webhook',
+    path: PATH,
+    running: await startServer(own('webhook-server.ts'), { ...env, WEBHOOK: 'noop' }),
+  },
+  { name: 'pvc-rewriter', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
+];
+
+try {
+  console.log(
+    `AdmissionReview of ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB (a ReadWriteMany claim, rewritten ` +
+      `vsphere-csi → nfs-client). ${options.concurrency} concurrent requests, 2 × ${options.seconds} s ` +
+      `per server and protocol, then ${options.rate} req/s for ${options.seconds} s. Node ${process.version}.`,
+  );
+  console.log(HEADER);
+  const summary: string[] = [];
+  for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
+    const [floor, noop, rewriter] = await compare(contenders, protocol, {
+      ...options,
+      body,
+      ca: certs.caCert,
+    });
+    if (!floor || !noop || !rewriter) continue;
+    const ratio = (m: typeof floor) => (rps(m.closed) / rps(floor.closed)).toFixed(2);
+    summary.push(
+      `${protocol}: pvc-rewriter/floor throughput ${ratio(rewriter)}× (no-op webhook ${ratio(noop)}×); ` +
+        `pvc-rewriter/no-op webhook ${(rps(rewriter.closed) / rps(noop.closed)).toFixed(2)}×; ` +
+        `p99 at ${options.rate} req/s ${percentile(rewriter.open.latenciesMs, 99).toFixed(2)} ms`,
+    );
+  }
+  console.log(summary.join('\n'));
+} finally {
+  for (const { running } of contenders) await running.stop();
+  await rm(dir, { recursive: true, force: true });
+}
