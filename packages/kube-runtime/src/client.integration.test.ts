@@ -92,6 +92,16 @@ describe('KubeClient on a real apiserver', () => {
       new Set(['v1/ConfigMap']),
     );
     expect(Number(list.metadata.resourceVersion)).toBeGreaterThan(0);
+    // The same snapshot again, by its resourceVersion, across pages too.
+    const getsBefore = await requestsBy(client, 'GET');
+    const again = await client.list(resources.configMaps, {
+      namespace: 'client-test',
+      labelSelector: 'paged=yes',
+      pageSize: 10,
+      resourceVersion: list.metadata.resourceVersion,
+    });
+    expect(again.items).toHaveLength(25);
+    expect(await requestsBy(client, 'GET')).toBe(getsBefore + 3);
   });
 
   it('words validation errors as the server does, naming the object and field', async () => {

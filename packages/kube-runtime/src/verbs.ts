@@ -89,7 +89,9 @@ export abstract class KubeVerbs {
       try {
         list = await this.request<KubeList<T>>('GET', path, {
           ...common(options),
-          query: { ...query, continue: token },
+          // A continuation carries its own snapshot: the server refuses a resourceVersion with it.
+          query:
+            token === undefined ? query : { ...query, resourceVersion: undefined, continue: token },
         });
       } catch (error) {
         if (token === undefined || !isGone(error)) throw error;
