@@ -172,6 +172,39 @@ describe('KubeClient requests', () => {
     client.close();
   });
 
+  it('takes credentials from an exec plugin', async () => {
+    const auth: (string | undefined)[] = [];
+    api.handle((req, res) => {
+      auth.push(req.headers.authorization);
+      json(res, 200, { kind: 'Namespace', metadata: { name: 'default' } });
+    });
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'from-the-plugin' },
+    });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: api.url, skipTLSVerify: true }],
+      users: [
+        {
+          name: 'exec',
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: process.execPath,
+            args: ['-e', `console.log(${JSON.stringify(credential)})`],
+          },
+        },
+      ],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'exec' }],
+      currentContext: 'fake',
+    });
+    const client = KubeClient.fromKubeConfig(kc, { logger: silent });
+    await client.get(resources.namespaces, 'default');
+    expect(auth).toEqual(['Bearer from-the-plugin']);
+    client.close();
+  });
+
   it('refuses a cluster without a usable server URL', () => {
     const kc = new KubeConfig();
     kc.loadFromOptions({
