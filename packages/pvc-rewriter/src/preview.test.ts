@@ -32,7 +32,7 @@ describe('offline preview of a claim', () => {
     expect(preview.notes).toEqual([
       'PersistentVolumeClaim team-a/workspace: vsphere-csi → nfs-client by pvcRewriter.rules[0]',
       'pvc-rewriter: StorageClass nfs-client (pvcRewriter.rules[0]) does not exist; the claim stays Pending until it does',
-      'pvcRewriter.rules[0]: accessModes ReadWriteMany → nfs-client',
+      'pvcRewriter.rules[0]: accessModes ReadWriteMany; namespaces storage=nfs → nfs-client',
     ]);
   });
 

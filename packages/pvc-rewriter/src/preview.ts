@@ -3,7 +3,7 @@
 // with a namespaceSelector does not match, exactly as in a webhook without API access.
 import { buildPatch, type PatchOperation } from '@kfx/admission-core';
 import type { PvcRewriterConfig } from './config.js';
-import type { Labels } from './label-selector.js';
+import { formatSelector, type Labels } from './label-selector.js';
 import { rewriteClaim, ruleName, type Claim } from './rewrite.js';
 
 export interface PvcPreviewOptions {
@@ -57,9 +57,10 @@ export function previewPvcRewrite(
   const notes = [`${describe(original)}: ${outcome.reason}`, ...outcome.warnings];
   if (outcome.match && outcome.rewritten) {
     const { rule, index } = outcome.match;
-    notes.push(
-      `${ruleName(index)}: accessModes ${rule.accessModes.join(',')} → ${rule.storageClassName}`,
-    );
+    const parts = [`accessModes ${rule.accessModes.join(',')}`];
+    if (rule.fromStorageClassNames) parts.push(`from ${rule.fromStorageClassNames.join(',')}`);
+    if (rule.namespaceSelector) parts.push(`namespaces ${formatSelector(rule.namespaceSelector)}`);
+    notes.push(`${ruleName(index)}: ${parts.join('; ')} → ${rule.storageClassName}`);
   }
   return {
     object,
