@@ -1,3 +1,4 @@
+import { Agent } from 'node:https';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { admissionReviewFor } from './review-builder.js';
 import { closeOnSignals } from './signals.js';
@@ -62,6 +63,25 @@ describe('graceful close', () => {
     }
     await closing;
     expect(session.closed || session.destroyed).toBe(true);
+  });
+
+  it('closes idle keep-alive connections (HTTP/1.1 and HTTP/2) without waiting for the deadline', async () => {
+    const gate = gatedWebhook();
+    gate.release();
+    t = await startTestServer({ webhooks: [gate.webhook], shutdownTimeoutMs: 30_000 });
+    const agent = new Agent({ keepAlive: true });
+    const session = await h2Session(t.port, t.certs.caCert);
+    expect((await postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert, agent })).status).toBe(
+      200,
+    );
+    expect((await postH2(session, '/mutate/slow', body)).status).toBe(200);
+    const closedSockets = new Promise<void>((resolve) => session.once('close', resolve));
+    await t.server.close();
+    await closedSockets;
+    expect(t.logs.some((l) => l.msg === 'cut connections still open after shutdownTimeoutMs')).toBe(
+      false,
+    );
+    agent.destroy();
   });
 
   it('cuts connections that outlive shutdownTimeoutMs', async () => {
