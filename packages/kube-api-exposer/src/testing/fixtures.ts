@@ -92,13 +92,20 @@ export interface ProxyPki {
   keyFile: string;
 }
 
-/** A CA and a serving certificate for 127.0.0.1 (an IP SAN, as an exposed address would be). */
-export function proxyPki(dir: string, ipAddresses: readonly string[] = ['127.0.0.1']): ProxyPki {
-  const ca = createCertificateAuthority({ commonName: 'kfx-expose-api test CA' });
-  const serving = ca.issue({ commonName: 'kfx-expose-api', ipAddresses });
-  const caFile = join(dir, 'proxy-ca.crt');
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
+/**
+ * A CA and a serving certificate for 127.0.0.1 (an IP SAN, as an exposed address would be),
+ * written as `<name>-ca.crt`, `<name>-tls.crt` and `<name>-tls.key`.
+ */
+export function proxyPki(
+  dir: string,
+  options: { name?: string; ipAddresses?: readonly string[]; dnsNames?: readonly string[] } = {},
+): ProxyPki {
+  const { name = 'proxy', ipAddresses = ['127.0.0.1'], dnsNames = [] } = options;
+  const ca = createCertificateAuthority({ commonName: `kfx-expose-api test CA (${name})` });
+  const serving = ca.issue({ commonName: 'kfx-expose-api', ipAddresses, dnsNames });
+  const caFile = join(dir, `${name}-ca.crt`);
+  const certFile = join(dir, `${name}-tls.crt`);
+  const keyFile = join(dir, `${name}-tls.key`);
   writeFileSync(caFile, ca.cert);
   writeFileSync(certFile, serving.cert);
   writeFileSync(keyFile, serving.key);

@@ -70,7 +70,9 @@ export interface OpenWatch {
 export async function watch(url: string, options: CallOptions): Promise<OpenWatch> {
   const response = await open(url, options);
   const queue: WatchEventLine[] = [];
-  const waiters: ((event: WatchEventLine) => void)[] = [];
+  const waiters: { resolve: (event: WatchEventLine) => void; reject: (error: Error) => void }[] =
+    [];
+  let ended = false;
   let buffered = '';
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {
@@ -82,23 +84,34 @@ export async function watch(url: string, options: CallOptions): Promise<OpenWatc
       if (line === '') continue;
       const event = JSON.parse(line) as WatchEventLine;
       const waiter = waiters.shift();
-      if (waiter) waiter(event);
+      if (waiter) waiter.resolve(event);
       else queue.push(event);
     }
   });
   response.on('error', () => undefined);
+  response.on('close', () => {
+    ended = true;
+    for (const waiter of waiters.splice(0)) waiter.reject(new Error('the watch ended'));
+  });
   return {
     status: response.statusCode ?? 0,
     next: (timeoutMs = 10_000) => {
       const queued = queue.shift();
       if (queued) return Promise.resolve(queued);
+      if (ended) return Promise.reject(new Error('the watch ended'));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           reject(new Error(`no watch event within ${timeoutMs} ms`));
         }, timeoutMs);
-        waiters.push((event) => {
-          clearTimeout(timer);
-          resolve(event);
+        waiters.push({
+          resolve: (event) => {
+            clearTimeout(timer);
+            resolve(event);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         });
       });
     },
