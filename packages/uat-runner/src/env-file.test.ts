@@ -31,4 +31,24 @@ describe('parseEnvFile', () => {
     expect(() => parseEnvFile('A="open')).toThrow(/:1: unterminated " quote/);
     expect(() => parseEnvFile('1A=x')).toThrow(/"1A" is not a valid variable name/);
   });
+
+  it('reads escapes inside double quotes and keeps single quotes literal', () => {
+    const text =
+      'A="say \\"hi\\"\\n"\r\nB=\'a\\nb\'\r\nC="c:\\\\temp # not a comment" # comment\r\n';
+    expect(parseEnvFile(text)).toEqual({
+      A: 'say "hi"\n',
+      B: 'a\\nb',
+      C: 'c:\\temp # not a comment',
+    });
+  });
+
+  it('lets a later line override an earlier one', () => {
+    expect(parseEnvFile('A=1\nA=2\n')).toEqual({ A: '2' });
+  });
+
+  it('rejects text after a closing quote, naming the line', () => {
+    expect(() => parseEnvFile('A=1\nB="x" y\n', 'p.env')).toThrow(
+      'p.env:2: unexpected text after the closing quote: y',
+    );
+  });
 });

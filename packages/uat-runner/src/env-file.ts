@@ -39,16 +39,40 @@ export function parseEnvFile(text: string, file = 'env file'): Record<string, st
 function parseValue(value: string, file: string, line: number): string {
   const quote = value[0];
   if (quote === '"' || quote === "'") {
-    const end = value.indexOf(quote, 1);
-    if (end < 0) throw new EnvFileError(file, line, `unterminated ${quote} quote`);
+    const { text, end } =
+      quote === '"' ? readDoubleQuoted(value, file, line) : readSingleQuoted(value, file, line);
     const rest = value.slice(end + 1).trim();
     if (rest !== '' && !rest.startsWith('#')) {
       throw new EnvFileError(file, line, `unexpected text after the closing quote: ${rest}`);
     }
-    const inner = value.slice(1, end);
-    return quote === '"' ? inner.replaceAll('\\n', '\n').replaceAll('\\"', '"') : inner;
+    return text;
   }
   // Unquoted: an inline comment starts at " #".
   const comment = value.search(/\s#/);
   return (comment >= 0 ? value.slice(0, comment) : value).trim();
+}
+
+function readSingleQuoted(value: string, file: string, line: number) {
+  const end = value.indexOf("'", 1);
+  if (end < 0) throw new EnvFileError(file, line, "unterminated ' quote");
+  return { text: value.slice(1, end), end };
+}
+
+/** Double quotes know the escapes \n, \t, \", \\ and \$; any other backslash stays as it is. */
+function readDoubleQuoted(value: string, file: string, line: number) {
+  const escapes: Record<string, string> = { n: '\n', t: '\t', '"': '"', '\\': '\\', $: '$' };
+  let text = '';
+  for (let i = 1; i < value.length; i++) {
+    const char = value.charAt(i);
+    if (char === '"') return { text, end: i };
+    if (char === '\\' && i + 1 < value.length) {
+      const next = value.charAt(i + 1);
+      const escaped = escapes[next];
+      text += escaped ?? `\\${next}`;
+      i++;
+    } else {
+      text += char;
+    }
+  }
+  throw new EnvFileError(file, line, 'unterminated " quote');
 }
