@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import http from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
+import { applyManifests } from './objects.js';
 import { registerWebhook } from './webhooks.js';
 import { waitFor } from './wait.js';
 
@@ -28,7 +30,11 @@ describe('a control plane with etcd and kube-apiserver', () => {
       apiVersion: 'kubeflow.org/v1',
       kind: 'Profile',
       metadata: { name: 'team-a' },
-      spec: { owner: { kind: 'User', name: 'alice@example.com' } },
+      spec: {
+        owner: { kind: 'User', name: 'alice@example.com' },
+        resourceQuotaSpec: { hard: { cpu: '8', 'requests.nvidia.com/gpu': '1' } },
+        plugins: [{ kind: 'WorkloadIdentity', spec: { gcpServiceAccount: 'sa@example.iam' } }],
+      },
     };
     await custom.createClusterCustomObject({
       group: 'kubeflow.org',
@@ -43,6 +49,24 @@ describe('a control plane with etcd and kube-apiserver', () => {
       name: 'team-a',
     })) as typeof profile;
     expect(stored.spec.owner.name).toBe('alice@example.com');
+    // Free-form parts of the schema are kept, not pruned.
+    expect(stored.spec.resourceQuotaSpec.hard).toEqual({
+      cpu: '8',
+      'requests.nvidia.com/gpu': '1',
+    });
+    expect(stored.spec.plugins[0]?.spec).toEqual({ gcpServiceAccount: 'sa@example.iam' });
+  });
+
+  it('applies manifests exactly as written', async () => {
+    const [cm] = await applyManifests(
+      env.kubeconfigPath,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: applied, namespace: default}\ndata: {a: "1"}\n',
+    );
+    expect(cm).toMatchObject({
+      kind: 'ConfigMap',
+      metadata: { name: 'applied' },
+      data: { a: '1' },
+    });
   });
 
   it('rejects a Profile whose owner has no name, as the CRD schema says', async () => {
@@ -137,6 +161,26 @@ describe('a control plane with etcd and kube-apiserver', () => {
     await other.stop();
     expect(existsSync(other.dir)).toBe(false);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
+
+describe('a control plane started where HTTP(S)_PROXY points at a dead proxy', () => {
+  it('starts anyway: nothing local goes through the proxy', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '',
+    });
+    // What NODE_USE_ENV_PROXY=1 does at process start, done now: Node's global agents take the proxy.
+    http.setGlobalProxyFromEnv();
+    try {
+      const env = await startControlPlane({ profileCrd: false });
+      await env.stop();
+    } finally {
+      process.env = saved;
+      http.setGlobalProxyFromEnv();
+    }
   });
 });
 

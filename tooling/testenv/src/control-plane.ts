@@ -2,7 +2,6 @@
 // one: etcd and kube-apiserver always; kube-controller-manager, kube-scheduler and kwok (fake
 // nodes whose pods "run") when a test needs namespaces deleted, garbage collection or Jobs.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -11,7 +10,8 @@ import type { BinaryName } from './binaries.js';
 import { fakeNode, kwokConfigYaml } from './kwok.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { applyManifests, CRDS, installCrds } from './objects.js';
-import { writePki, SERVICE_CIDR, type ControlPlanePki } from './pki.js';
+import { writePki, SERVICE_CIDR } from './pki.js';
+import { healthy, type ClientTls } from './health.js';
 import { freePort } from './ports.js';
 import { startComponent, startReaper, type Component } from './processes.js';
 import { waitFor } from './wait.js';
@@ -67,25 +67,6 @@ export class ControlPlaneStartError extends Error {
   }
 }
 
-function httpsGet(url: string, pki: ControlPlanePki): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key, timeout: 5000 },
-      (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('request timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function waitHealthy(
   component: Component,
   check: () => Promise<string | true>,
@@ -137,6 +118,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   try {
     const pki = writePki(dir);
     const f = pki.files;
+    const tls: ClientTls = { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key };
     const [etcdClient, etcdPeer, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const server = `https://127.0.0.1:${apiPort}`;
 
@@ -153,16 +135,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       '--unsafe-no-fsync',
       '--log-level=warn',
     ]);
-    await waitHealthy(
-      etcd,
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${etcdClient}/health`).catch(
-          (e: unknown) => e as Error,
-        );
-        return res instanceof Error ? res.message : res.ok || `HTTP ${res.status}`;
-      },
-      timeoutMs,
-    );
+    await waitHealthy(etcd, () => healthy(`http://127.0.0.1:${etcdClient}/health`), timeoutMs);
 
     const apiServerArgs = [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
@@ -194,15 +167,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const startApiServer = async () => {
       progress('starting kube-apiserver');
       const apiserver = start('kube-apiserver', bin['kube-apiserver'], apiServerArgs);
-      await waitHealthy(
-        apiserver,
-        async () => {
-          const res = await httpsGet(`${server}/readyz`, pki).catch((e: unknown) => e as Error);
-          if (res instanceof Error) return res.message;
-          return res.status === 200 || `/readyz answered ${res.status}: ${res.body.slice(0, 300)}`;
-        },
-        timeoutMs,
-      );
+      await waitHealthy(apiserver, () => healthy(`${server}/readyz`, tls), timeoutMs);
       return apiserver;
     };
     let apiserver = await startApiServer();
@@ -228,7 +193,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       ...(options.profileCrd === false ? [] : [CRDS.kubeflowProfile]),
       ...(components.has('kwok') ? [CRDS.kwokLogs] : []),
     ];
-    if (crds.length > 0) await installCrds(kubeConfig, crds);
+    if (crds.length > 0) await installCrds(kubeconfigPath, crds);
 
     if (components.has('controller-manager')) {
       progress('starting kube-controller-manager');
@@ -251,15 +216,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--service-cluster-ip-range=${SERVICE_CIDR}`,
         '--controllers=*,-nodeipam',
       ]);
-      await waitHealthy(
-        kcm,
-        () =>
-          httpsGet(`https://127.0.0.1:${kcmPort}/healthz`, pki).then(
-            (r) => r.status === 200 || `healthz ${r.status}`,
-            (e: unknown) => (e as Error).message,
-          ),
-        timeoutMs,
-      );
+      await waitHealthy(kcm, () => healthy(`https://127.0.0.1:${kcmPort}/healthz`, tls), timeoutMs);
     }
 
     if (components.has('scheduler')) {
@@ -277,11 +234,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       ]);
       await waitHealthy(
         scheduler,
-        () =>
-          httpsGet(`https://127.0.0.1:${schedPort}/healthz`, pki).then(
-            (r) => r.status === 200 || `healthz ${r.status}`,
-            (e: unknown) => (e as Error).message,
-          ),
+        () => healthy(`https://127.0.0.1:${schedPort}/healthz`, tls),
         timeoutMs,
       );
     }
@@ -298,20 +251,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--kubeconfig=${kubeconfigPath}`,
         `--config=${kwokConfig}`,
       ]);
-      await waitHealthy(
-        kwok,
-        async () => {
-          const res = await fetch(`http://127.0.0.1:${kwokPort}/healthz`).catch(
-            (e: unknown) => e as Error,
-          );
-          return res instanceof Error ? res.message : res.ok || `HTTP ${res.status}`;
-        },
-        timeoutMs,
-      );
+      await waitHealthy(kwok, () => healthy(`http://127.0.0.1:${kwokPort}/healthz`), timeoutMs);
       const nodes = Array.from({ length: options.nodes ?? 1 }, (_, i) =>
         fakeNode(`kwok-node-${i}`),
       );
-      await applyManifests(kubeConfig, nodes);
+      await applyManifests(kubeconfigPath, nodes);
       await waitFor(
         async () => {
           const list = await core.listNode({ labelSelector: 'type=kwok' });

@@ -1,16 +1,15 @@
-// Putting objects into the test cluster: server-side apply of manifests (YAML or objects),
-// CRDs installed and waited for until the API serves them.
-import { readFileSync } from 'node:fs';
+// Putting objects into the test cluster: server-side apply of manifests (YAML or objects) and
+// CRDs waited for until the API serves them. Both go through the real kubectl, so the objects
+// reach the apiserver exactly as written: no client-side model drops fields it does not know
+// (such as a CRD schema's x-kubernetes-preserve-unknown-fields).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  ApiextensionsV1Api,
-  KubernetesObjectApi,
-  PatchStrategy,
-  type KubeConfig,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { waitFor } from './wait.js';
+import { ensureBinaries } from './build.js';
 
 export const FIELD_MANAGER = 'kfx-testenv';
 
@@ -30,63 +29,96 @@ export function toObjects(manifests: Manifests): KubernetesObject[] {
     return isList(manifests) ? [...manifests] : [manifests];
   }
   return parseAllDocuments(manifests).flatMap((doc, i) => {
-    if (doc.errors.length > 0)
+    if (doc.errors.length > 0) {
       throw new Error(`YAML document ${i + 1}: ${doc.errors[0]?.message ?? 'invalid'}`);
+    }
     const value = doc.toJS() as KubernetesObject | null;
     return value ? [value] : [];
   });
 }
 
-/** Server-side applies every object, in order, and returns what the API server stored. */
-export async function applyManifests(
-  kc: KubeConfig,
-  manifests: Manifests,
-): Promise<KubernetesObject[]> {
-  const api = KubernetesObjectApi.makeApiClient(kc);
-  const out: KubernetesObject[] = [];
-  for (const obj of toObjects(manifests)) {
+/** A kubeconfig file path, or a KubeConfig object (written to a temporary file for the call). */
+export type Cluster = string | KubeConfig;
+
+/** Runs the test cluster's kubectl with `args`, `input` on stdin; resolves with stdout. */
+export async function kubectl(
+  cluster: Cluster,
+  args: readonly string[],
+  input?: string,
+): Promise<string> {
+  const { kubectl: bin } = await ensureBinaries(['kubectl']);
+  if (cluster instanceof KubeConfig) {
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-kubectl-'));
     try {
-      out.push(
-        await api.patch(
-          obj,
-          undefined,
-          undefined,
-          FIELD_MANAGER,
-          true,
-          PatchStrategy.ServerSideApply,
-        ),
-      );
-    } catch (error) {
-      const ref = `${obj.kind ?? '?'} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name ?? '?'}`;
-      throw new Error(
-        `applying ${ref} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      writeFileSync(join(dir, 'kubeconfig'), cluster.exportConfig(), { mode: 0o600 });
+      return await runKubectl(bin, join(dir, 'kubeconfig'), args, input);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }
-  return out;
+  return runKubectl(bin, cluster, args, input);
+}
+
+function runKubectl(
+  bin: string,
+  kubeconfigPath: string,
+  args: readonly string[],
+  input?: string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      bin,
+      [`--kubeconfig=${kubeconfigPath}`, ...args],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(new Error(`kubectl ${args.join(' ')}: ${stderr.trim() || error.message}`));
+        else resolve(stdout);
+      },
+    );
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/** Server-side applies every object, in order, and returns what the API server stored. */
+export async function applyManifests(
+  cluster: Cluster,
+  manifests: Manifests,
+): Promise<KubernetesObject[]> {
+  const objects = toObjects(manifests);
+  if (objects.length === 0) return [];
+  const list = { apiVersion: 'v1', kind: 'List', items: objects };
+  const out = await kubectl(
+    cluster,
+    [
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      `--field-manager=${FIELD_MANAGER}`,
+      '-o',
+      'json',
+      '-f',
+      '-',
+    ],
+    JSON.stringify(list),
+  );
+  const parsed = JSON.parse(out) as KubernetesObject & { items?: KubernetesObject[] };
+  return parsed.items ?? [parsed];
 }
 
 /** Installs CRDs from files or YAML text and waits until each is Established. */
 export async function installCrds(
-  kc: KubeConfig,
+  cluster: Cluster,
   sources: readonly string[],
   timeoutMs = 30_000,
 ): Promise<void> {
   const objects = sources.flatMap((s) => toObjects(s.includes('\n') ? s : readFileSync(s, 'utf8')));
-  await applyManifests(kc, objects);
-  const api = kc.makeApiClient(ApiextensionsV1Api);
-  for (const crd of objects) {
-    const name = crd.metadata?.name ?? '';
-    await waitFor(
-      async () => {
-        const current = await api.readCustomResourceDefinition({ name });
-        const established = current.status?.conditions?.find((c) => c.type === 'Established');
-        return established?.status === 'True'
-          ? { done: true, value: undefined }
-          : { done: false, saw: `Established=${established?.status ?? 'absent'}` };
-      },
-      { description: `CRD ${name} to be Established`, timeoutMs },
-    );
-  }
+  await applyManifests(cluster, objects);
+  const names = objects.map((crd) => `crd/${crd.metadata?.name ?? ''}`);
+  await kubectl(cluster, [
+    'wait',
+    '--for=condition=Established',
+    `--timeout=${Math.ceil(timeoutMs / 1000)}s`,
+    ...names,
+  ]);
 }
