@@ -1,0 +1,196 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { CertManagerObject } from '../manifests/certificates.js';
+import { renderManifests, type RenderManifestsOptions } from './manifests.js';
+
+interface Named {
+  kind: string;
+  metadata: { name: string };
+}
+
+async function render(options: Partial<RenderManifestsOptions> = {}) {
+  const { objects, yaml } = await renderManifests({
+    externalAddress: ['203.0.113.10'],
+    ...options,
+  });
+  const find = (kind: string, name?: string): unknown =>
+    (objects as Named[]).find(
+      (o) => o.kind === kind && (name === undefined || o.metadata.name === name),
+    );
+  return { objects: objects as Named[], yaml: yaml ?? '', find };
+}
+
+const problems = (options: Partial<RenderManifestsOptions>) =>
+  renderManifests({ externalAddress: ['203.0.113.10'], ...options }).then(
+    () => 'no error',
+    (error: unknown) => (error as Error).message,
+  );
+
+describe('renderManifests', () => {
+  it('puts the external IP and DNS names, and the Service names, into a certificate of weeks, not years', async () => {
+    const { find } = await render({ externalAddress: ['203.0.113.10', 'k8s-api.example.org'] });
+    const serving = find('Certificate', 'kfx-expose-api') as CertManagerObject | undefined;
+    expect(serving?.spec).toMatchObject({
+      secretName: 'kfx-expose-api-tls',
+      ipAddresses: ['203.0.113.10'],
+      dnsNames: [
+        'k8s-api.example.org',
+        'kfx-expose-api.kfx-system.svc',
+        'kfx-expose-api.kfx-system.svc.cluster.local',
+      ],
+      duration: '2160h',
+      renewBefore: '720h',
+      privateKey: { rotationPolicy: 'Always' },
+      issuerRef: { kind: 'Issuer', name: 'kfx-expose-api-ca' },
+    });
+    // The self-signed CA lives two years and keeps its key on renewal.
+    expect(
+      (find('Certificate', 'kfx-expose-api-ca') as CertManagerObject | undefined)?.spec,
+    ).toMatchObject({
+      isCA: true,
+      duration: '17520h',
+      privateKey: { rotationPolicy: 'Never' },
+    });
+  });
+
+  it('uses an existing issuer instead of rendering a CA', async () => {
+    const { objects, find } = await render({ issuer: 'ClusterIssuer/corp-ca' });
+    expect(objects.filter((o) => o.kind === 'Issuer')).toEqual([]);
+    expect((find('Certificate') as CertManagerObject | undefined)?.spec.issuerRef).toEqual({
+      group: 'cert-manager.io',
+      kind: 'ClusterIssuer',
+      name: 'corp-ca',
+    });
+  });
+
+  it('runs the proxy without any API credential, with the certificate mounted so renewals reach it', async () => {
+    const { find } = await render({ allowPath: ['/api', '/apis'], upgrades: false });
+    const pod = (find('Deployment') as V1Deployment | undefined)?.spec?.template.spec;
+    expect(pod?.automountServiceAccountToken).toBe(false);
+    const container = pod?.containers[0];
+    expect(container?.args).toEqual(
+      expect.arrayContaining([
+        '--allow-path=/api',
+        '--allow-path=/apis',
+        '--no-upgrades',
+        '--upstream-ca=/etc/kfx-expose-api/kube-ca/ca.crt',
+      ]),
+    );
+    expect(container?.volumeMounts?.every((m) => m.subPath === undefined)).toBe(true);
+    expect(pod?.volumes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          secret: expect.objectContaining({ secretName: 'kfx-expose-api-tls' }) as unknown,
+        }),
+        expect.objectContaining({
+          configMap: expect.objectContaining({ name: 'kube-root-ca.crt' }) as unknown,
+        }),
+      ]),
+    );
+    expect(container?.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+  });
+
+  it('adds a PodDisruptionBudget only when there is more than one replica', async () => {
+    expect((await render({ replicas: 2 })).find('PodDisruptionBudget')).toBeDefined();
+    expect((await render({ replicas: 1 })).find('PodDisruptionBudget')).toBeUndefined();
+  });
+
+  it('exposes through a LoadBalancer by default, a NodePort, or a ClusterIP Service behind an Ingress', async () => {
+    expect(((await render()).find('Service') as V1Service | undefined)?.spec?.type).toBe(
+      'LoadBalancer',
+    );
+    expect((await render()).find('Ingress')).toBeUndefined();
+    const nodePort = (await render({ expose: 'nodeport', nodePort: 30443 })).find('Service') as
+      V1Service | undefined;
+    expect(nodePort?.spec).toMatchObject({
+      type: 'NodePort',
+      ports: [{ nodePort: 30443, port: 443 }],
+    });
+    const behindIngress = await render({
+      expose: 'ingress',
+      externalAddress: ['k8s-api.example.org'],
+      ingressClass: 'nginx-internal',
+    });
+    expect((behindIngress.find('Service') as V1Service | undefined)?.spec?.type).toBe('ClusterIP');
+    const ingress = behindIngress.find('Ingress') as V1Ingress | undefined;
+    expect(ingress?.spec?.ingressClassName).toBe('nginx-internal');
+    expect(ingress?.spec?.tls).toEqual([
+      { hosts: ['k8s-api.example.org'], secretName: 'kfx-expose-api-tls' },
+    ]);
+    expect(ingress?.spec?.rules?.[0]?.host).toBe('k8s-api.example.org');
+    expect(ingress?.spec?.rules?.[0]?.http?.paths.map((p) => p.path)).toEqual([
+      '/api',
+      '/apis',
+      '/version',
+      '/openapi',
+    ]);
+    expect(ingress?.metadata?.annotations).toMatchObject({
+      'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS',
+      'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
+    });
+  });
+
+  it('renders one YAML stream in apply order', async () => {
+    const { yaml } = await render();
+    const kinds = parseAllDocuments(yaml).map((d) => (d.toJS() as Named).kind);
+    expect(kinds).toEqual([
+      'ServiceAccount',
+      'Issuer',
+      'Certificate',
+      'Issuer',
+      'Certificate',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Service',
+    ]);
+  });
+
+  it('writes a Helm chart directory', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'kfx-chart-')), 'chart');
+    const { written } = await renderManifests({
+      externalAddress: ['203.0.113.10'],
+      format: 'helm',
+      output: dir,
+    });
+    expect(written).toContain(join(dir, 'Chart.yaml'));
+    expect(readFileSync(join(dir, 'values.yaml'), 'utf8')).toContain('- 203.0.113.10');
+    expect(readFileSync(join(dir, 'templates', 'deployment.yaml'), 'utf8')).toContain(
+      'automountServiceAccountToken: false',
+    );
+  });
+
+  it('names the flag and what it expected when an option is wrong', async () => {
+    expect(await problems({ externalAddress: [] })).toContain(
+      '--external-address: expected at least one address clients use',
+    );
+    expect(await problems({ externalAddress: ['not an address'] })).toContain(
+      '--external-address: expected an IP address or a lower-case DNS name',
+    );
+    expect(await problems({ renewBefore: '3000h' })).toContain(
+      '--renew-before: must be shorter than --cert-duration',
+    );
+    expect(await problems({ caDuration: '24h' })).toContain(
+      '--ca-duration: must be longer than --cert-duration',
+    );
+    expect(await problems({ nodePort: 30443 })).toContain(
+      '--node-port: only with --expose nodeport',
+    );
+    expect(await problems({ expose: 'route' as 'ingress' })).toContain(
+      '--expose: expected loadbalancer, nodeport or ingress, got "route"',
+    );
+    expect(await problems({ issuer: 'corp-ca' })).toContain(
+      '--issuer: expected Issuer/NAME or ClusterIssuer/NAME',
+    );
+    expect(await problems({ format: 'helm' })).toContain('--output: a Helm chart is a directory');
+    expect(await problems({ certDuration: '100y' })).toContain(
+      '--cert-duration: expected a duration',
+    );
+  });
+});

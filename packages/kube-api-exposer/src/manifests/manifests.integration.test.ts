@@ -1,0 +1,109 @@
+// The rendered manifests against the real thing: the apiserver accepts every Kubernetes object
+// under strict field validation (a misspelt field fails), and the Helm chart, rendered by the
+// real helm binary, yields exactly the objects of the YAML renderer for the same options.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { KubeClient, resourcePath } from '@kfx/kube-runtime';
+import { ensureBinaries, startControlPlane, type ControlPlane } from '@kfx/testenv';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { renderManifests, type RenderManifestsOptions } from '../commands/manifests.js';
+
+const run = promisify(execFile);
+let env: ControlPlane;
+let client: KubeClient;
+let helm: string;
+const scratch = mkdtempSync(join(tmpdir(), 'kfx-exposer-manifests-'));
+const helmEnv = {
+  ...process.env,
+  HELM_CACHE_HOME: join(scratch, 'helm-cache'),
+  HELM_CONFIG_HOME: join(scratch, 'helm-config'),
+  HELM_DATA_HOME: join(scratch, 'helm-data'),
+};
+
+beforeAll(async () => {
+  env = await startControlPlane();
+  client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
+  helm = (await ensureBinaries(['helm'])).helm;
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { metadata: { name: 'kfx-system' } },
+  });
+});
+afterAll(async () => {
+  client.close();
+  await env.stop();
+});
+
+interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+const VARIANTS: Record<string, RenderManifestsOptions> = {
+  'LoadBalancer, self-signed CA, two replicas': { externalAddress: ['203.0.113.10'] },
+  'Ingress for a DNS name and an IP': {
+    externalAddress: ['k8s-api.example.org', '203.0.113.10'],
+    expose: 'ingress',
+    ingressClass: 'nginx-internal',
+  },
+  'Ingress for an IP only': { externalAddress: ['203.0.113.10'], expose: 'ingress' },
+  'NodePort, existing issuer, one replica, no upgrades, own paths': {
+    externalAddress: ['198.51.100.7'],
+    expose: 'nodeport',
+    nodePort: 30643,
+    issuer: 'ClusterIssuer/corp-ca',
+    replicas: 1,
+    upgrades: false,
+    allowPath: ['/api', '/apis/batch'],
+  },
+};
+
+/** Server-side apply as a dry run with strict field validation: nothing is stored. */
+async function dryRunApply(object: Obj): Promise<void> {
+  const ref = await client.resolve(object.apiVersion, object.kind);
+  const path = resourcePath(ref, {
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  });
+  await client.request('PATCH', path, {
+    query: { fieldManager: 'kfx-test', dryRun: 'All', fieldValidation: 'Strict', force: true },
+    body: object,
+    contentType: 'application/apply-patch+yaml',
+  });
+}
+
+describe('rendered manifests', () => {
+  for (const [variant, options] of Object.entries(VARIANTS)) {
+    it(`are accepted by the apiserver under strict validation: ${variant}`, async () => {
+      const { objects } = await renderManifests(options);
+      const kubernetes = (objects as Obj[]).filter(
+        (o) => !o.apiVersion.startsWith('cert-manager.io/'),
+      );
+      expect(kubernetes.length).toBeGreaterThanOrEqual(3);
+      for (const object of kubernetes) await dryRunApply(object);
+    });
+
+    it(`render the same objects through helm template: ${variant}`, async () => {
+      const chart = join(scratch, variant.replace(/\W+/g, '-'));
+      const { objects } = await renderManifests({ ...options, format: 'helm', output: chart });
+      const lint = await run(helm, ['lint', '--strict', chart], { env: helmEnv });
+      expect(lint.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+      const { stdout } = await run(
+        helm,
+        ['template', 'kfx-expose-api', chart, '--namespace', 'kfx-system'],
+        { env: helmEnv },
+      );
+      const fromHelm = parseAllDocuments(stdout)
+        .map((d) => d.toJS() as Obj | null)
+        .filter((o): o is Obj => o !== null);
+      const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
+      const sorted = (list: Obj[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
+      expect(sorted(fromHelm)).toEqual(sorted(objects as Obj[]));
+    });
+  }
+});
