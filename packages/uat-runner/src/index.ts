@@ -1,1 +1,20 @@
+export { ARTIFACT_FILES } from './artifacts.js';
+export { splitCommand } from './command-line.js';
+export { formatDuration, parseDuration } from './duration.js';
 export { EnvFileError, parseEnvFile } from './env-file.js';
+export type { Reporter, RunEvent, StepName, StepStatus } from './events.js';
+export { buildJob, readJobManifest, type BuiltJob, type JobInput } from './job-spec.js';
+export { assessRun, type RunState } from './job-status.js';
+export { junitCounts, type JunitCounts } from './junit.js';
+export { JUNIT_BEGIN, JUNIT_END, junitWrapperScript } from './junit-wrapper.js';
+export { DEFAULT_OWNER, DEFAULT_PROFILE, LABELS } from './names.js';
+export type { CreateNamespaceMode } from './namespace.js';
+export { errorMessage, EXIT_CODES, UatError, UatInputError, type Outcome } from './outcome.js';
+export { IN_CLUSTER_NO_PROXY, proxyEnvFrom } from './proxy-env.js';
+export { runUat } from './run.js';
+export {
+  RUN_DEFAULTS,
+  type StepRecord,
+  type UatResult,
+  type UatRunOptions,
+} from './run-options.js';

@@ -77,11 +77,9 @@ export function buildJob(input: JobInput): BuiltJob {
     spec.activeDeadlineSeconds ??= input.activeDeadlineSeconds;
   }
   const template = spec.template;
-  template.metadata = {
-    ...template.metadata,
-    labels: { ...template.metadata?.labels, ...runLabels(input.runId) },
-    annotations: { ...template.metadata?.annotations, ...input.podAnnotations },
-  };
+  const podMetadata = (template.metadata ??= {});
+  podMetadata.labels = { ...podMetadata.labels, ...runLabels(input.runId) };
+  podMetadata.annotations = { ...podMetadata.annotations, ...input.podAnnotations };
   const podSpec = (template.spec ??= { containers: [] });
   podSpec.restartPolicy ??= 'Never';
   podSpec.serviceAccountName =
@@ -163,5 +161,5 @@ export function readJobManifest(text: string, source: string): V1Job {
       throw new UatInputError(`${source}: ${CONTAINERS}[${i}].name is missing`);
     }
   });
-  return object as V1Job;
+  return object;
 }

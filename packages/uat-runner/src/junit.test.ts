@@ -14,6 +14,7 @@ describe('JunitCollector', () => {
     expect(claimed).toEqual([false, true, true, true, true, false]);
     expect(collector.xml).toBe(`${pytest}\n`);
     expect(collector.blocks).toBe(1);
+    expect(collector.lastBlockLines).toBe(4);
     expect(collector.truncated).toBe(false);
   });
 

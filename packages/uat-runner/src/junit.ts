@@ -15,6 +15,7 @@ export class JunitCollector {
   #inside: string[] | undefined;
   #xml: string | undefined;
   #blocks = 0;
+  #lastLines = 0;
 
   /** True when the line belongs to a JUnit block (a marker or the XML inside). */
   push(text: string): boolean {
@@ -27,6 +28,7 @@ export class JunitCollector {
     if (trimmed === JUNIT_END) {
       this.#xml = `${this.#inside.join('\n').trim()}\n`;
       this.#blocks++;
+      this.#lastLines = this.#inside.length + 2;
       this.#inside = undefined;
       return true;
     }
@@ -42,6 +44,11 @@ export class JunitCollector {
   /** How many complete blocks the log held (the last one wins). */
   get blocks(): number {
     return this.#blocks;
+  }
+
+  /** Lines of the last complete block, markers included. */
+  get lastBlockLines(): number {
+    return this.#lastLines;
   }
 
   /** True when a begin marker had no end marker (the suite died while printing). */

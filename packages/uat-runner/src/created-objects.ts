@@ -1,0 +1,45 @@
+// The objects a run created, in order, so that clean-up deletes exactly those (by uid, never a
+// same-named object someone else made) and nothing the run merely reused.
+import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
+
+export interface CreatedObject {
+  ref: ResourceRef;
+  name: string;
+  namespace?: string | undefined;
+  uid?: string | undefined;
+  /** Foreground for the Profile (its namespace goes first) and the Job (its pods go first). */
+  propagationPolicy: 'Foreground' | 'Background';
+}
+
+export class CreatedObjects {
+  readonly #objects: CreatedObject[] = [];
+
+  add(
+    ref: ResourceRef,
+    object: KubeObject,
+    propagationPolicy: CreatedObject['propagationPolicy'] = 'Background',
+  ): void {
+    const name = object.metadata?.name;
+    if (!name) throw new Error(`${ref.kind}: the created object has no name`);
+    this.#objects.push({
+      ref,
+      name,
+      namespace: object.metadata?.namespace,
+      uid: object.metadata?.uid,
+      propagationPolicy,
+    });
+  }
+
+  /** Newest first: the order to delete in. */
+  newestFirst(): CreatedObject[] {
+    return [...this.#objects].reverse();
+  }
+
+  get size(): number {
+    return this.#objects.length;
+  }
+}
+
+export function describeObject(object: Pick<CreatedObject, 'ref' | 'name' | 'namespace'>): string {
+  return `${object.ref.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
+}

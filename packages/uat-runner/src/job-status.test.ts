@@ -1,0 +1,136 @@
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { assessRun } from './job-status.js';
+
+const job = (condition?: { type: string; reason?: string; message?: string }): V1Job => ({
+  metadata: { name: 'kfx-uat-abcde' },
+  spec: { activeDeadlineSeconds: 60, template: {} },
+  status: condition ? { conditions: [{ status: 'True', ...condition }] } : {},
+});
+
+const pod = (name: string, created: string, status: V1Pod['status']): V1Pod =>
+  ({ metadata: { name, creationTimestamp: created }, status }) as unknown as V1Pod;
+
+const terminated = (exitCode: number, reason = 'Error'): V1Pod['status'] => ({
+  phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+  containerStatuses: [
+    {
+      name: 'suite',
+      image: 'x',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { terminated: { exitCode, reason } },
+    },
+  ],
+});
+
+const waiting = (reason: string, message?: string): V1Pod['status'] => ({
+  phase: 'Pending',
+  containerStatuses: [
+    {
+      name: 'suite',
+      image: 'x',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { waiting: { reason, ...(message ? { message } : {}) } },
+    },
+  ],
+});
+
+describe('assessRun', () => {
+  it('passes when the Job completes', () => {
+    const state = assessRun(job({ type: 'Complete' }), [pod('p', '1', terminated(0))], 'suite');
+    expect(state).toMatchObject({ phase: 'finished', outcome: 'passed', pod: 'p', exitCode: 0 });
+  });
+
+  it('reports a test failure with the exit code of the newest failed pod', () => {
+    const pods = [
+      pod('old', '2026-01-01T00:00:01Z', terminated(2)),
+      pod('new', '2026-01-01T00:00:02Z', terminated(5)),
+    ];
+    expect(
+      assessRun(job({ type: 'Failed', reason: 'BackoffLimitExceeded' }), pods, 'suite'),
+    ).toEqual({
+      phase: 'finished',
+      outcome: 'failed',
+      reason: 'the suite failed: container suite exited with code 5',
+      pod: 'new',
+      exitCode: 5,
+    });
+  });
+
+  it('decides as soon as the Job has a FailureTarget condition', () => {
+    const state = assessRun(
+      job({ type: 'FailureTarget' }),
+      [pod('p', '1', terminated(1))],
+      'suite',
+    );
+    expect(state).toMatchObject({ phase: 'finished', outcome: 'failed', exitCode: 1 });
+  });
+
+  it('calls a deadline, an OOM kill or a failure without exit code an infrastructure error', () => {
+    expect(
+      assessRun(job({ type: 'Failed', reason: 'DeadlineExceeded' }), [], 'suite'),
+    ).toMatchObject({
+      outcome: 'error',
+      reason: 'the Job ran past its deadline (activeDeadlineSeconds 60)',
+    });
+    expect(
+      assessRun(job({ type: 'Failed' }), [pod('p', '1', terminated(137, 'OOMKilled'))], 'suite'),
+    ).toMatchObject({
+      outcome: 'error',
+      exitCode: 137,
+    });
+    expect(
+      assessRun(
+        job({ type: 'Failed', reason: 'PodFailurePolicy', message: 'evicted' }),
+        [],
+        'suite',
+      ),
+    ).toMatchObject({
+      outcome: 'error',
+      reason: 'the Job failed without a suite result: PodFailurePolicy: evicted',
+    });
+  });
+
+  it('is running once the main container started, even if the Job has not caught up', () => {
+    expect(assessRun(job(), [pod('p', '1', terminated(0))], 'suite')).toEqual({
+      phase: 'running',
+      pod: 'p',
+    });
+  });
+
+  it('says what it waits for', () => {
+    expect(assessRun(job(), [], 'suite')).toEqual({ phase: 'waiting', saw: 'no pod yet' });
+    expect(
+      assessRun(job(), [pod('p', '1', waiting('ErrImagePull', 'not found'))], 'suite'),
+    ).toEqual({
+      phase: 'waiting',
+      saw: 'pod p Pending, container suite waiting: ErrImagePull: not found',
+      fatal: false,
+    });
+    const unschedulable = pod('p', '1', {
+      phase: 'Pending',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          message: '0/3 nodes are available',
+        },
+      ],
+    });
+    expect(assessRun(job(), [unschedulable], 'suite')).toEqual({
+      phase: 'waiting',
+      saw: 'pod p not scheduled: Unschedulable: 0/3 nodes are available',
+    });
+  });
+
+  it('gives up at once on an image name that can never work', () => {
+    expect(assessRun(job(), [pod('p', '1', waiting('InvalidImageName'))], 'suite')).toMatchObject({
+      fatal: true,
+    });
+  });
+});

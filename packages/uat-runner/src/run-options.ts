@@ -1,0 +1,103 @@
+// What `runUat` takes and what it returns (the returned summary is also summary.json), with
+// the defaults in one place so that the CLI's help and the README can quote them.
+import type { V1Job } from '@kubernetes/client-node';
+import type { KubeClient, Logger } from '@kfx/kube-runtime';
+import type { Reporter, StepName, StepStatus } from './events.js';
+import type { JunitCounts } from './junit.js';
+import type { CreateNamespaceMode } from './namespace.js';
+import type { Outcome } from './outcome.js';
+
+export const RUN_DEFAULTS = {
+  profile: 'test-kubeflow',
+  owner: 'test-kubeflow@email.com',
+  createNamespace: 'auto' as CreateNamespaceMode,
+  controllerWaitMs: 10_000,
+  profileTimeoutMs: 120_000,
+  editorClusterRole: 'edit',
+  serviceAccountName: 'default-editor',
+  timeoutMs: 3_600_000,
+  startTimeoutMs: 300_000,
+  cleanupTimeoutMs: 120_000,
+} as const;
+
+export interface UatRunOptions {
+  client: KubeClient;
+  /** The Profile to create, or reuse when it exists. Default `test-kubeflow`. */
+  profile?: string | undefined;
+  /** The owner of a created Profile (a User). Default `test-kubeflow@email.com`. */
+  owner?: string | undefined;
+  /** Run in this existing namespace instead, without a Profile. */
+  namespace?: string | undefined;
+  /** Who creates the Profile's namespace when no profile controller does. Default `auto`. */
+  createNamespace?: CreateNamespaceMode | undefined;
+  /** `auto`: how long a profile controller gets to create the namespace. Default 10 s. */
+  controllerWaitMs?: number | undefined;
+  /** How long the Profile's namespace may take to be ready. Default 2 min. */
+  profileTimeoutMs?: number | undefined;
+  /** The ClusterRole bound to the service account in a namespace the runner made. Default `edit`. */
+  editorClusterRole?: string | undefined;
+  /** Variables for the suite: a ConfigMap the Job reads with `envFrom`. */
+  env?: Record<string, string> | undefined;
+  /** A Job manifest to start from (see `readJobManifest`). */
+  manifest?: V1Job | undefined;
+  manifestSource?: string | undefined;
+  image?: string | undefined;
+  command?: readonly string[] | undefined;
+  /** The container whose log and exit code count. Default: the first. */
+  container?: string | undefined;
+  /** Default: the manifest's, else `default-editor`. */
+  serviceAccountName?: string | undefined;
+  /** Passed to the suite as `-k EXPR`. */
+  filter?: string | undefined;
+  podAnnotations?: Record<string, string> | undefined;
+  /** A JUnit file the suite writes in its container; printed between markers when it ends. */
+  junitFile?: string | undefined;
+  /** For the Job to finish, once created. Default 1 h. */
+  timeoutMs?: number | undefined;
+  /** For the suite's container to start. Default 5 min. */
+  startTimeoutMs?: number | undefined;
+  /** For what the run created to be gone. Default 2 min. */
+  cleanupTimeoutMs?: number | undefined;
+  /** Folder for uat.log, junit.xml and summary.json. Default: none written. */
+  artifactsDir?: string | undefined;
+  /** Leave the created objects in place (for debugging). */
+  keep?: boolean | undefined;
+  /** Aborting (Ctrl-C) stops waiting, cleans up, and ends the run as `interrupted`. */
+  signal?: AbortSignal | undefined;
+  reporter?: Reporter | undefined;
+  logger?: Logger | undefined;
+  /** Names the run's objects; default: five random characters. */
+  runId?: string | undefined;
+}
+
+export interface StepRecord {
+  step: StepName;
+  status: Exclude<StepStatus, 'start'>;
+  message: string;
+  durationSeconds: number;
+}
+
+export interface UatResult {
+  outcome: Outcome;
+  exitCode: number;
+  /** One line: why the run ended as it did. */
+  reason: string;
+  runId: string;
+  namespace: string;
+  profile?: { name: string; created: boolean } | undefined;
+  job?: {
+    name: string;
+    container: string;
+    pod?: string | undefined;
+    exitCode?: number | undefined;
+  };
+  junit?: (JunitCounts & { file?: string | undefined }) | undefined;
+  log: { lines: number; file?: string | undefined; error?: string | undefined };
+  artifactsDir?: string | undefined;
+  startedAt: string;
+  finishedAt: string;
+  durationSeconds: number;
+  steps: StepRecord[];
+  /** `kept`: left in place on purpose (`keep`); `leftovers`: could not be deleted, with why. */
+  cleanup: { kept: string[]; deleted: string[]; leftovers: string[] };
+}
