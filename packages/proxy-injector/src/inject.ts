@@ -42,11 +42,19 @@ function listAt<T>(value: unknown, path: string): T[] {
   return value as T[];
 }
 
-function envFromSources(container: Container): string[] {
-  return listAt<Plain<NonNullable<V1Container['envFrom']>[number]>>(
-    container.envFrom,
-    'envFrom',
-  ).map((source) => {
+type EnvFromSource = Plain<NonNullable<V1Container['envFrom']>[number]>;
+
+/** The list at `value`, every item an object; anything else is an error naming the field. */
+function objectsAt<T>(value: unknown, path: string): T[] {
+  const items = listAt<unknown>(value, path);
+  items.forEach((item, index) => {
+    if (typeof item !== 'object' || item === null) fail(`${path}[${index}]`, 'an object');
+  });
+  return items as T[];
+}
+
+function envFromSources(container: Container, path: string): string[] {
+  return objectsAt<EnvFromSource>(container.envFrom, `${path}.envFrom`).map((source) => {
     const ref = source.configMapRef
       ? `ConfigMap ${source.configMapRef.name ?? ''}`
       : source.secretRef
@@ -86,12 +94,13 @@ function injectContainer(
     excluded: plan.excluded.has(name),
     added: [],
     kept: [],
-    envFrom: envFromSources(container),
+    envFrom: [],
   };
   if (report.excluded) return report;
-  const env = listAt<EnvVar>(container.env, `${path}.env`);
+  report.envFrom = envFromSources(container, path);
+  const env = objectsAt<EnvVar>(container.env, `${path}.env`);
   const names = env
-    .map((variable) => (variable as { name?: unknown } | null)?.name)
+    .map((variable) => (variable as { name?: unknown }).name)
     .filter((own): own is string => typeof own === 'string');
   const lowerNames = new Set(names.map((own) => own.toLowerCase()));
   const appended: EnvVar[] = [];

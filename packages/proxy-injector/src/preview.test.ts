@@ -91,5 +91,10 @@ describe('offline preview', () => {
     expect(() =>
       previewProxyInjection({ kind: 'Service', metadata: { name: 'web' } }, config),
     ).toThrow('Service web: not a Pod and has no pod template; expected a Pod, Deployment');
+    const broken = ownProxyPod();
+    (broken.spec?.containers[0]?.env as unknown[]).push(null);
+    expect(() => previewProxyInjection(broken, config)).toThrow(
+      'spec.containers[0].env[2] must be an object',
+    );
   });
 });

@@ -90,6 +90,17 @@ beforeAll(async () => {
   const logger = pino({ level: 'warn' });
   injector = createProxyInjector(config, { client, logger, environment: {} });
   await injector.start();
+  // Synced after the first list; ready once the watch that follows is established.
+  const started = injector;
+  await waitFor(
+    () => {
+      const { ok, reasons } = started.readiness();
+      return Promise.resolve(
+        ok ? { done: true, value: null } : { done: false, saw: reasons.join('; ') },
+      );
+    },
+    { description: 'the caches to be ready', timeoutMs: 10_000 },
+  );
   server = createAdmissionServer({
     webhooks: [injector],
     tls: { certFile: certs.certFile, keyFile: certs.keyFile },

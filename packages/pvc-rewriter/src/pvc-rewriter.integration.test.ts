@@ -136,7 +136,19 @@ beforeAll(async () => {
   const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
   const logger = pino({ level: 'warn' });
   rewriter = createPvcRewriter(config, { client, logger });
+  expect(rewriter.readiness().ok).toBe(false); // not synced before start()
   await rewriter.start();
+  // Synced after the first list; ready once the watch that follows is established.
+  const started = rewriter;
+  await waitFor(
+    () => {
+      const { ok, reasons } = started.readiness();
+      return Promise.resolve(
+        ok ? { done: true, value: null } : { done: false, saw: reasons.join('; ') },
+      );
+    },
+    { description: 'the caches to be ready', timeoutMs: 10_000 },
+  );
   server = createAdmissionServer({
     webhooks: [rewriter],
     tls: { certFile: certs.certFile, keyFile: certs.keyFile },
