@@ -152,10 +152,12 @@ export async function openLoop(target: Target, rate: number, seconds: number): P
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    // Latency counts from when the request was due, so a stalled sender shows up too.
+    // Latency counts from when the request was due (or sent, if a little early), so a stalled
+    // sender shows up too.
+    const from = Math.max(due, performance.now());
     pending.push(
       send().then((ok) => {
-        latenciesMs.push(performance.now() - due);
+        latenciesMs.push(performance.now() - from);
         if (!ok) errors += 1;
       }),
     );
