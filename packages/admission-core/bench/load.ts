@@ -154,7 +154,7 @@ export async function openLoop(target: Target, rate: number, seconds: number): P
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     // Latency counts from when the request was due (or sent, if a little early), so a stalled
     // sender shows up too.
-    const from = Math.max(due, performance.now());
+    const from = Math.min(due, performance.now());
     pending.push(
       send().then((ok) => {
         latenciesMs.push(performance.now() - from);
