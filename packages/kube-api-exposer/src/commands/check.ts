@@ -1,0 +1,227 @@
+// `kfx expose-api check`: from the outside, the way a plugin will connect — TLS (does the CA
+// verify the certificate, does it name the address), the API behind the proxy, the token's
+// identity, and what it may do — with a diagnosis for the first step that fails.
+import { readFile } from 'node:fs/promises';
+import type https from 'node:https';
+import { loadKubeConfig } from '@kfx/kube-runtime';
+import { z } from 'zod';
+import { checkApi, checkIdentity, checkPermissions, type Identity } from '../check/api-steps.js';
+import type { ApiTarget } from '../check/api-request.js';
+import type { RulesReviewStatus } from '../check/rules-table.js';
+import type { CheckStep } from '../check/step.js';
+import { probeTls } from '../check/tls-probe.js';
+import { readClaims } from '../check/token-hints.js';
+import { validateOptions, type CommandSpec } from './option-spec.js';
+import { httpsUrl, labelName, seconds } from './values.js';
+
+export const checkCommand: CommandSpec = {
+  name: 'check',
+  summary:
+    'From outside the cluster, verify TLS to the exposed address, authenticate with a token, and list what the identity may do.',
+  options: [
+    {
+      name: 'server',
+      flag: '--server <url>',
+      kind: 'string',
+      description: 'The exposed address. Default: the server of --kubeconfig.',
+    },
+    {
+      name: 'caFile',
+      flag: '--ca-file <file>',
+      kind: 'string',
+      description:
+        "PEM CA clients are given. Default: the kubeconfig's CA, else the system trust store.",
+    },
+    {
+      name: 'tokenFile',
+      flag: '--token-file <file>',
+      kind: 'string',
+      description: 'File holding the bearer token to check.',
+    },
+    {
+      name: 'token',
+      flag: '--token <token>',
+      kind: 'string',
+      description:
+        'The bearer token itself (prefer --token-file: command lines are visible to other users).',
+    },
+    {
+      name: 'kubeconfig',
+      flag: '--kubeconfig <file>',
+      kind: 'string',
+      description:
+        'Take server, CA and token from this kubeconfig (e.g. one written by kfx expose-api kubeconfig).',
+    },
+    {
+      name: 'context',
+      flag: '--context <name>',
+      kind: 'string',
+      description: 'Context of --kubeconfig to use.',
+    },
+    {
+      name: 'namespace',
+      flag: '--namespace <namespace>',
+      kind: 'string',
+      description:
+        "Namespace whose permissions are listed. Default: the token's service-account namespace, the kubeconfig's, else default.",
+    },
+    {
+      name: 'timeout',
+      flag: '--timeout <seconds>',
+      kind: 'integer',
+      default: 10,
+      description: 'Limit for each network step.',
+    },
+  ],
+};
+
+const schema = z
+  .strictObject({
+    server: httpsUrl.optional(),
+    caFile: z.string().optional(),
+    tokenFile: z.string().optional(),
+    token: z.string().min(1).optional(),
+    kubeconfig: z.string().optional(),
+    context: z.string().optional(),
+    namespace: labelName.optional(),
+    timeout: seconds(1, 300).default(10),
+  })
+  .refine((o) => o.server !== undefined || o.kubeconfig !== undefined, {
+    message: 'give the address to check (or --kubeconfig)',
+    path: ['server'],
+  })
+  .refine((o) => o.token === undefined || o.tokenFile === undefined, {
+    message: 'give --token or --token-file, not both',
+    path: ['tokenFile'],
+  });
+
+export type CheckOptions = z.input<typeof schema>;
+
+export interface CheckReport {
+  ok: boolean;
+  server: string;
+  namespace: string;
+  steps: CheckStep[];
+  identity: Identity | undefined;
+  rules: RulesReviewStatus | undefined;
+  /** The report for a person, one line per step. */
+  text: string;
+}
+
+interface Inputs {
+  server: URL;
+  ca: string | undefined;
+  caSource: string;
+  token: string | undefined;
+  kubeconfigNamespace: string | undefined;
+  /** A step that failed before anything was sent (unusable kubeconfig user). */
+  early: CheckStep[];
+}
+
+async function readText(file: string, flag: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+async function gatherInputs(o: z.output<typeof schema>): Promise<Inputs> {
+  let server = o.server;
+  let ca = o.caFile === undefined ? undefined : await readText(o.caFile, '--ca-file');
+  let caSource = o.caFile === undefined ? 'the system trust store' : `--ca-file ${o.caFile}`;
+  let token =
+    o.token ??
+    (o.tokenFile === undefined ? undefined : (await readText(o.tokenFile, '--token-file')).trim());
+  let kubeconfigNamespace: string | undefined;
+  const early: CheckStep[] = [];
+  if (o.kubeconfig !== undefined) {
+    const kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context });
+    const cluster = kc.getCurrentCluster();
+    server ??= cluster?.server;
+    if (ca === undefined && cluster?.caData) {
+      ca = Buffer.from(cluster.caData, 'base64').toString('utf8');
+      caSource = `the CA of --kubeconfig ${o.kubeconfig}`;
+    } else if (ca === undefined && cluster?.caFile) {
+      ca = await readText(cluster.caFile, `--kubeconfig ${o.kubeconfig}: certificate-authority`);
+      caSource = cluster.caFile;
+    }
+    kubeconfigNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+    if (token === undefined) {
+      const request: https.RequestOptions = { headers: {} };
+      await kc.applyToHTTPSOptions(request);
+      const authorization = (request.headers as Record<string, unknown> | undefined)?.Authorization;
+      if (typeof authorization === 'string' && authorization.startsWith('Bearer ')) {
+        token = authorization.slice('Bearer '.length);
+      } else if (request.cert !== undefined) {
+        early.push({
+          name: 'identity',
+          ok: false,
+          summary: `the user of --kubeconfig ${o.kubeconfig} authenticates with a client certificate`,
+          details: [
+            'a proxy in between cannot forward client certificates: use a token (kfx expose-api kubeconfig)',
+          ],
+        });
+      }
+    }
+  }
+  if (server === undefined)
+    throw new Error('--server: give the address to check (or --kubeconfig)');
+  return { server: new URL(server), ca, caSource, token, kubeconfigNamespace, early };
+}
+
+function formatReport(report: Omit<CheckReport, 'text'>): string {
+  const lines = [`kfx expose-api check ${report.server}`];
+  for (const step of report.steps) {
+    lines.push(`${step.ok ? '✓' : '✗'} ${step.name}: ${step.summary}`);
+    for (const detail of step.details) lines.push(`    ${detail}`);
+  }
+  lines.push(report.ok ? 'All checks passed.' : 'The check failed: see the first ✗ above.');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function check(options: CheckOptions): Promise<CheckReport> {
+  const o = validateOptions(checkCommand, schema, options);
+  const inputs = await gatherInputs(o);
+  const { server, ca, token } = inputs;
+  const host = server.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(server.port || 443);
+  const timeoutMs = o.timeout * 1000;
+  const target: ApiTarget = { server, ca, token, timeoutMs };
+  const namespace =
+    o.namespace ??
+    readClaims(token ?? '')?.['kubernetes.io']?.namespace ??
+    inputs.kubeconfigNamespace ??
+    'default';
+
+  const steps: CheckStep[] = [
+    await probeTls({ host, port, ca, caSource: inputs.caSource, timeoutMs }),
+  ];
+  let identity: Identity | undefined;
+  let rules: RulesReviewStatus | undefined;
+  if (steps.every((s) => s.ok)) steps.push(await checkApi(target));
+  if (steps.every((s) => s.ok)) {
+    if (inputs.early.length > 0) steps.push(...inputs.early);
+    else {
+      const result = await checkIdentity(target);
+      steps.push(result.step);
+      identity = result.identity;
+    }
+  }
+  if (steps.every((s) => s.ok)) {
+    const result = await checkPermissions(target, namespace);
+    steps.push(result.step);
+    rules = result.rules;
+  }
+  const report = {
+    ok: steps.every((s) => s.ok),
+    server: server.origin,
+    namespace,
+    steps,
+    identity,
+    rules,
+  };
+  return { ...report, text: formatReport(report) };
+}

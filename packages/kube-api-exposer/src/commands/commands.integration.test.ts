@@ -1,0 +1,372 @@
+// The kubeconfig, env and check subcommands against a real apiserver and a running proxy: what
+// a plugin author gets (a kubeconfig that works, variables an in-cluster client can use) and
+// what `check` says when TLS, the address or the token is wrong.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime';
+import { freePort } from '@kfx/testenv';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  apply,
+  configMapReader,
+  proxyPki,
+  startCluster,
+  type Cluster,
+  type ProxyPki,
+} from '../testing/fixtures.js';
+import { jwtClaims, signJwt } from '../testing/jwt.js';
+import { check } from './check.js';
+import { renderEnv } from './env.js';
+import { mintKubeconfig } from './kubeconfig.js';
+import { serve, type RunningExposer } from './serve.js';
+
+let cluster: Cluster;
+let pki: ProxyPki;
+let exposer: RunningExposer;
+let pluginKubeconfig: string;
+const closers: (() => Promise<void>)[] = [];
+const silent = pino({ level: 'silent' });
+
+async function startExposer(tls: ProxyPki): Promise<RunningExposer> {
+  const started = await serve({
+    listen: '127.0.0.1:0',
+    tlsCert: tls.certFile,
+    tlsKey: tls.keyFile,
+    upstream: cluster.env.server,
+    upstreamCa: cluster.apiCaFile,
+    metricsListen: 'none',
+    logger: silent,
+  });
+  closers.push(() => started.close());
+  return started;
+}
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  await configMapReader(cluster.env, 'team-a', 'plugin');
+  pki = proxyPki(cluster.dir);
+  exposer = await startExposer(pki);
+  // The Secret cert-manager would write for the proxy's Certificate.
+  await apply(cluster.env, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kfx-system' } },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name: 'kfx-expose-api-tls', namespace: 'kfx-system' },
+      data: {
+        'ca.crt': Buffer.from(pki.ca.cert).toString('base64'),
+        'tls.crt': Buffer.from(readFileSync(pki.certFile)).toString('base64'),
+        'tls.key': Buffer.from(readFileSync(pki.keyFile)).toString('base64'),
+      },
+    },
+  ]);
+  pluginKubeconfig = join(cluster.dir, 'plugin.kubeconfig');
+  await mintKubeconfig({
+    serviceAccount: 'team-a/plugin',
+    server: exposer.url,
+    caSecret: 'kfx-system/kfx-expose-api-tls',
+    output: pluginKubeconfig,
+    client: cluster.admin,
+  });
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  cluster.admin.close();
+  await cluster.env.stop();
+});
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'no error',
+    (error: unknown) => (error as Error).message,
+  );
+
+describe('kfx expose-api kubeconfig', () => {
+  it('writes an owner-only kubeconfig for the exposed address with a short-lived token', async () => {
+    expect(statSync(pluginKubeconfig).mode & 0o777).toBe(0o600);
+    const config = parse(readFileSync(pluginKubeconfig, 'utf8')) as {
+      clusters: { cluster: Record<string, string> }[];
+      contexts: { context: { namespace: string } }[];
+      users: { user: { token: string } }[];
+    };
+    expect(config.clusters[0]?.cluster.server).toBe(exposer.url);
+    expect(
+      Buffer.from(
+        config.clusters[0]?.cluster['certificate-authority-data'] ?? '',
+        'base64',
+      ).toString(),
+    ).toBe(pki.ca.cert);
+    expect(config.contexts[0]?.context.namespace).toBe('team-a');
+    const claims = jwtClaims(config.users[0]?.user.token ?? '');
+    expect(claims.sub).toBe('system:serviceaccount:team-a:plugin');
+    expect(Number(claims.exp) - Number(claims.iat)).toBe(3600);
+
+    // The kubeconfig works: through the proxy, with the exposed CA.
+    const client = KubeClient.fromKubeConfig(loadKubeConfig({ kubeconfig: pluginKubeconfig }), {
+      logger: silent,
+    });
+    try {
+      await client
+        .create(resources.configMaps, { metadata: { name: 'x', namespace: 'team-a' } })
+        .catch(() => undefined);
+      const list = await client.list(resources.configMaps, { namespace: 'team-a' });
+      expect(Array.isArray(list.items)).toBe(true);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('takes the audience and lifetime asked for', async () => {
+    const minted = await mintKubeconfig({
+      serviceAccount: 'team-a/plugin',
+      server: exposer.url,
+      caFile: pki.caFile,
+      audience: ['https://slurm.example.org'],
+      expiration: 900,
+      client: cluster.admin,
+    });
+    expect(minted.token.audiences).toEqual(['https://slurm.example.org']);
+    const lifetime = Date.parse(minted.token.expirationTimestamp) - Date.now();
+    expect(lifetime).toBeGreaterThan(800_000);
+    expect(lifetime).toBeLessThanOrEqual(900_000);
+    expect(minted.warnings).toEqual([]);
+  });
+
+  it('says what to do when the service account, the Pod or the permission is missing', async () => {
+    const base = { server: exposer.url, caFile: pki.caFile, client: cluster.admin };
+    expect(await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/nobody' }))).toBe(
+      'service account team-a/nobody does not exist: create it first (kubectl -n team-a create serviceaccount nobody)',
+    );
+    await apply(cluster.env, [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'other-sa', namespace: 'team-a' },
+        spec: { serviceAccountName: 'default', containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    ]);
+    expect(
+      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'other-sa' })),
+    ).toContain('--pod other-sa runs as service account "default", not "plugin"');
+    expect(
+      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'gone' })),
+    ).toBe('--pod gone: no such Pod in namespace team-a');
+    const nobody = cluster.env.userKubeconfig('nobody');
+    expect(
+      await failure(
+        mintKubeconfig({
+          serviceAccount: 'team-a/plugin',
+          server: exposer.url,
+          caFile: pki.caFile,
+          kubeconfig: nobody.path,
+        }),
+      ),
+    ).toContain(
+      'not allowed to mint tokens for service account team-a/plugin: the identity running this needs "create" on serviceaccounts/token in team-a',
+    );
+    expect(
+      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', expiration: 60 })),
+    ).toContain('--expiration: the apiserver accepts at least 600 seconds, got 60');
+    expect(await failure(mintKubeconfig({ ...base, serviceAccount: 'plugin' }))).toContain(
+      '--service-account: expected NAMESPACE/NAME such as kfx-system/slurm-plugin, got "plugin"',
+    );
+  });
+});
+
+describe('kfx expose-api env', () => {
+  it('gives an in-cluster client everything it needs to reach the API through the proxy', async () => {
+    const { text, caPem } = await renderEnv({
+      server: exposer.url,
+      caSecret: 'kfx-system/kfx-expose-api-tls',
+      client: cluster.admin,
+    });
+    const port = new URL(exposer.url).port;
+    expect(text).toContain(`KUBERNETES_SERVICE_HOST=127.0.0.1\nKUBERNETES_SERVICE_PORT=${port}\n`);
+    expect(text).toContain(`KUBERNETES_PORT_${port}_TCP=tcp://127.0.0.1:${port}\n`);
+    expect(caPem).toBe(pki.ca.cert);
+
+    // Lay out what a virtual kubelet gives a container: the variables, ca.crt and a token.
+    const root = join(cluster.dir, 'pod-root');
+    const secrets = join(root, 'var/run/secrets/kubernetes.io/serviceaccount');
+    mkdirSync(secrets, { recursive: true });
+    writeFileSync(join(secrets, 'ca.crt'), caPem ?? '');
+    const token =
+      (parse(readFileSync(pluginKubeconfig, 'utf8')) as { users: { user: { token: string } }[] })
+        .users[0]?.user.token ?? '';
+    writeFileSync(join(secrets, 'token'), token);
+    writeFileSync(join(secrets, 'namespace'), 'team-a');
+    const saved = { ...process.env };
+    for (const line of text.trim().split('\n')) {
+      const [name = '', value = ''] = line.split('=');
+      process.env[name] = value;
+    }
+    try {
+      const inPod = KubeClient.fromKubeConfig(
+        loadKubeConfig({ inCluster: true, inClusterPathPrefix: root }),
+        { logger: silent },
+      );
+      const list = await inPod.list(resources.configMaps, { namespace: 'team-a' });
+      expect(list.metadata.resourceVersion).toBeDefined();
+      inPod.close();
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('renders interLink’s virtual-kubelet keys and Helm values', async () => {
+    const vk = parse(
+      (
+        await renderEnv({
+          server: 'https://203.0.113.10:6443',
+          caFile: pki.caFile,
+          format: 'virtual-kubelet',
+        })
+      ).text,
+    ) as Record<string, string>;
+    expect(vk).toEqual({
+      KubernetesApiAddr: '203.0.113.10',
+      KubernetesApiPort: '6443',
+      KubernetesApiCaCrt: pki.ca.cert,
+    });
+    const values = parse(
+      (
+        await renderEnv({
+          server: 'https://k8s-api.example.org',
+          caFile: pki.caFile,
+          format: 'helm-values',
+        })
+      ).text,
+    ) as {
+      interlink: Record<string, string>;
+    };
+    expect(values.interlink).toMatchObject({
+      kubernetesApiAddr: 'k8s-api.example.org',
+      kubernetesApiPort: '443',
+    });
+    expect(await failure(renderEnv({ server: 'https://203.0.113.10/k8s' }))).toContain(
+      '--server: in-cluster clients build https://HOST:PORT from these variables, so the address cannot have a path',
+    );
+    expect(
+      await failure(
+        renderEnv({ server: exposer.url, caSecret: 'team-a/missing', client: cluster.admin }),
+      ),
+    ).toContain('--ca-secret team-a/missing: no such Secret');
+  });
+});
+
+describe('kfx expose-api check', () => {
+  it('passes TLS, finds the API, names the identity and lists what it may do', async () => {
+    const report = await check({ kubeconfig: pluginKubeconfig });
+    expect(report.steps.map((s) => [s.name, s.ok])).toEqual([
+      ['tls', true],
+      ['api', true],
+      ['identity', true],
+      ['permissions', true],
+    ]);
+    expect(report.ok).toBe(true);
+    expect(report.identity?.username).toBe('system:serviceaccount:team-a:plugin');
+    expect(report.namespace).toBe('team-a');
+    expect(report.text).toMatch(/configmaps\s+\[\]\s+\[\]\s+\[get list watch\]/);
+    expect(report.text).toMatch(
+      /selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/,
+    );
+    expect(report.text).toContain(
+      `✓ tls: ${new URL(exposer.url).host} presents a certificate for 127.0.0.1, trusted by the CA of --kubeconfig`,
+    );
+  });
+
+  it('diagnoses a CA that does not match, a certificate for another address, and a closed port', async () => {
+    const otherCa = proxyPki(cluster.dir, { name: 'other' });
+    const wrongCa = await check({ server: exposer.url, caFile: otherCa.caFile });
+    expect(wrongCa.ok).toBe(false);
+    expect(wrongCa.steps[0]?.summary).toContain(
+      `is not signed by the CA in --ca-file ${otherCa.caFile}`,
+    );
+
+    const elsewhere = proxyPki(cluster.dir, {
+      name: 'elsewhere',
+      ipAddresses: ['10.9.9.9'],
+      dnsNames: ['k8s.example.org'],
+    });
+    const misnamed = await startExposer(elsewhere);
+    const mismatch = await check({ server: misnamed.url, caFile: elsewhere.caFile });
+    expect(mismatch.steps[0]?.summary).toBe(
+      `the certificate of ${new URL(misnamed.url).host} is not valid for 127.0.0.1`,
+    );
+    expect(mismatch.steps[0]?.details).toContain(
+      'add 127.0.0.1 to the certificate: kfx expose-api manifests --external-address 127.0.0.1 (then let cert-manager reissue it)',
+    );
+    expect(mismatch.steps[0]?.details[0]).toBe(
+      'subject alternative names: DNS:k8s.example.org, IP Address:10.9.9.9',
+    );
+
+    const closed = await check({
+      server: `https://127.0.0.1:${await freePort()}`,
+      caFile: pki.caFile,
+    });
+    expect(closed.steps[0]?.summary).toMatch(/cannot connect to 127\.0\.0\.1:\d+: ECONNREFUSED/);
+    expect(closed.text).toContain('✗ tls:');
+  });
+
+  it('explains a refused token from its own claims, and asks for a token when there is none', async () => {
+    const token =
+      (parse(readFileSync(pluginKubeconfig, 'utf8')) as { users: { user: { token: string } }[] })
+        .users[0]?.user.token ?? '';
+    const now = Math.floor(Date.now() / 1000);
+    const expired = signJwt(
+      { ...jwtClaims(token), iat: now - 1200, nbf: now - 1200, exp: now - 600 },
+      cluster.testSigningKey,
+    );
+    const report = await check({ server: exposer.url, caFile: pki.caFile, token: expired });
+    expect(report.steps.map((s) => [s.name, s.ok])).toEqual([
+      ['tls', true],
+      ['api', true],
+      ['identity', false],
+    ]);
+    expect(report.steps[2]?.summary).toBe('the apiserver refused the token (401 Unauthorized)');
+    expect(report.steps[2]?.details[0]).toMatch(
+      /^the token expired at .*: mint a new one \(kfx expose-api kubeconfig\)$/,
+    );
+
+    const anonymous = await check({ server: exposer.url, caFile: pki.caFile });
+    expect(anonymous.steps[2]?.summary).toBe('no token to check');
+  });
+
+  it('refuses a kubeconfig whose user has a client certificate, which no proxy can forward', async () => {
+    const user = cluster.env.kubeConfig.getCurrentUser();
+    const file = join(cluster.dir, 'client-cert.kubeconfig');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'exposed',
+            cluster: {
+              server: exposer.url,
+              'certificate-authority-data': Buffer.from(pki.ca.cert).toString('base64'),
+            },
+          },
+        ],
+        users: [
+          {
+            name: 'admin',
+            user: { 'client-certificate-data': user?.certData, 'client-key-data': user?.keyData },
+          },
+        ],
+        contexts: [{ name: 'exposed', context: { cluster: 'exposed', user: 'admin' } }],
+        'current-context': 'exposed',
+      }),
+    );
+    const report = await check({ kubeconfig: file });
+    expect(report.steps.at(-1)).toMatchObject({ name: 'identity', ok: false });
+    expect(report.steps.at(-1)?.details).toEqual([
+      'a proxy in between cannot forward client certificates: use a token (kfx expose-api kubeconfig)',
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { checkCommand } from './check.js';
+import { envCommand } from './env.js';
+import { kubeconfigCommand } from './kubeconfig.js';
+import { manifestsCommand } from './manifests.js';
+import { flagName, OptionsError, parseOptionValue } from './option-spec.js';
+import { serve, serveCommand } from './serve.js';
+
+const commands = [serveCommand, manifestsCommand, kubeconfigCommand, envCommand, checkCommand];
+
+describe('option descriptions for the CLI', () => {
+  it('give every option a flag, a description and a kind, with defaults of that kind', () => {
+    for (const command of commands) {
+      for (const option of command.options) {
+        expect(option.flag, `${command.name} ${option.name}`).toMatch(
+          /^--[a-z-]+( <[a-z/:.-]+(\.\.\.)?>)?$/,
+        );
+        expect(option.description.length, option.flag).toBeGreaterThan(10);
+        if (option.kind === 'list') expect(option.flag).toContain('...>');
+        if (option.kind === 'boolean') expect(option.flag).toMatch(/^--no-/);
+        if (option.default !== undefined && option.kind === 'integer')
+          expect(typeof option.default).toBe('number');
+      }
+      const names = command.options.map((o) => flagName(o));
+      expect(new Set(names).size, command.name).toBe(names.length);
+    }
+  });
+
+  it('turns flag text into whole numbers, naming the flag when it cannot', () => {
+    const replicas = manifestsCommand.options.find((o) => o.name === 'replicas');
+    if (replicas === undefined) throw new Error('no --replicas');
+    expect(parseOptionValue(replicas, '3')).toBe(3);
+    expect(() => parseOptionValue(replicas, 'three')).toThrow(
+      '--replicas: expected a whole number, got "three"',
+    );
+  });
+
+  it('reports every bad serve option by its flag before touching the network or files', async () => {
+    const error = await serve({
+      listen: 'everywhere',
+      tlsCert: '',
+      tlsKey: 'key.pem',
+      idleTimeout: 0,
+      logLevel: 'loud' as 'info',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OptionsError);
+    const message = (error as Error).message;
+    expect(message).toContain(
+      '--listen: expected ADDR:PORT such as 0.0.0.0:8443 or [::]:8443, got "everywhere"',
+    );
+    expect(message).toContain('--tls-cert: expected a file');
+    expect(message).toContain('--idle-timeout: expected at least 1 seconds, got 0');
+    expect(message).toContain('--log-level:');
+    const missing = await serve({} as Parameters<typeof serve>[0]).catch(
+      (e: unknown) => (e as Error).message,
+    );
+    expect(missing).toContain('--tls-cert is required');
+    expect(missing).toContain('--tls-key is required');
+  });
+});
