@@ -15,6 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const commands = {
   test: 'ci:test',
   start: 'ci:start',
+  images: 'ci:images',
 };
 
 const which = process.argv[2];

@@ -1,0 +1,3 @@
+import { kfxBuild } from '@kfx/tsup-config';
+
+export default kfxBuild({ entry: ['src/index.ts', 'src/cli.ts'], bin: true, dts: true });
