@@ -9,9 +9,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../admission-core/bench/servers.ts';
 import { notebookPod } from '../../admission-core/src/testing/notebook-pod.ts';
-import { compare, HEADER, percentile, rps, type Contender, type Protocol } from './compare.ts';
+import {
+  compare,
+  HEADER,
+  percentile,
+  roundRatio,
+  type Contender,
+  type Protocol,
+} from './compare.ts';
 
 const options = {
+  slice: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
   concurrency: 32,
   rate: 1000,
@@ -62,8 +71,8 @@ try {
   console.log(
     `AdmissionReview of ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB (a 3-container notebook Pod); ` +
       `the injector answers with a ${operations}-operation patch. ${options.concurrency} concurrent ` +
-      `requests, 2 × ${options.seconds} s per server and protocol, then ${options.rate} req/s for ` +
-      `${options.seconds} s. Node ${process.version}.`,
+      `requests, ${options.rounds} rounds of ${options.slice} s per server and protocol ` +
+      `(interleaved), then ${options.rate} req/s for ${options.seconds} s. Node ${process.version}.`,
   );
   console.log(HEADER);
   const summary: string[] = [];
@@ -74,11 +83,11 @@ try {
       ca: certs.caCert,
     });
     if (!floor || !noop || !injector || !extras) continue;
-    const ratio = (m: typeof floor) => (rps(m.closed) / rps(floor.closed)).toFixed(2);
+    const ratio = (m: typeof floor) => roundRatio(m, floor).toFixed(2);
     summary.push(
       `${protocol}: proxy-injector/floor throughput ${ratio(injector)}× ` +
         `(no-op webhook ${ratio(noop)}×, with Java and Node extras ${ratio(extras)}×); ` +
-        `proxy-injector/no-op webhook ${(rps(injector.closed) / rps(noop.closed)).toFixed(2)}×; ` +
+        `proxy-injector/no-op webhook ${roundRatio(injector, noop).toFixed(2)}×; ` +
         `p99 at ${options.rate} req/s ${percentile(injector.open.latenciesMs, 99).toFixed(2)} ms`,
     );
   }

@@ -1,5 +1,6 @@
 // Side-by-side measurement of benchmark servers on one AdmissionReview body: closed-loop
-// throughput (twice, interleaved per server) with the server's CPU per request, then latency at a
+// throughput in short slices, every server in turn, over several rounds (so that a noisy moment on
+// a shared machine hits all of them alike), with the server's CPU per request; then latency at a
 // fixed rate. Built on admission-core's load generator; shared by the kfx plugin benchmarks.
 import {
   closedLoop,
@@ -19,6 +20,8 @@ export interface Contender {
 export interface Measured {
   name: string;
   closed: Result;
+  /** Requests per second in each round, for ratios taken round by round. */
+  rounds: number[];
   open: Result;
   cpuUsPerRequest: number;
 }
@@ -26,6 +29,10 @@ export interface Measured {
 export interface CompareOptions {
   body: string;
   ca: string;
+  /** Closed-loop seconds per server per round. */
+  slice: number;
+  rounds: number;
+  /** Open-loop seconds per server. */
   seconds: number;
   concurrency: number;
   rate: number;
@@ -33,23 +40,21 @@ export interface CompareOptions {
 
 export const rps = (r: Result) => r.requests / r.seconds;
 
-async function measure(c: Contender, protocol: Protocol, o: CompareOptions): Promise<Measured> {
-  const target = { port: c.running.port, path: c.path, ca: o.ca, body: o.body, protocol };
-  const cpu0 = c.running.cpuMs();
-  const first = await closedLoop(target, o.concurrency, o.seconds);
-  const second = await closedLoop(target, o.concurrency, o.seconds);
-  const cpuUsPerRequest = ((c.running.cpuMs() - cpu0) * 1000) / (first.requests + second.requests);
-  const closed = {
-    requests: first.requests + second.requests,
-    errors: first.errors + second.errors,
-    seconds: first.seconds + second.seconds,
-    latenciesMs: [...first.latenciesMs, ...second.latenciesMs],
-  };
-  const open = await openLoop(target, o.rate, o.seconds);
-  return { name: c.name, closed, open, cpuUsPerRequest };
+/** The median, over rounds, of a's throughput divided by b's in the same round. */
+export function roundRatio(a: Measured, b: Measured): number {
+  const ratios = a.rounds
+    .map((value, i) => value / (b.rounds[i] ?? Number.NaN))
+    .sort((x, y) => x - y);
+  const middle = Math.floor(ratios.length / 2);
+  if (ratios.length % 2 === 1) return ratios[middle] ?? Number.NaN;
+  return ((ratios[middle - 1] ?? Number.NaN) + (ratios[middle] ?? Number.NaN)) / 2;
 }
 
+const empty = (): Result => ({ requests: 0, errors: 0, seconds: 0, latenciesMs: [] });
 const ms = (r: Result, p: number) => percentile(r.latenciesMs, p).toFixed(2).padStart(7);
+
+export const HEADER =
+  'protocol  server            req/s  p50 ms  p99 ms  CPU µs/req | at rate: p50 ms  p99 ms  errors';
 
 /** Measures every contender on one protocol, printing a row each; returns the measurements. */
 export async function compare(
@@ -57,30 +62,40 @@ export async function compare(
   protocol: Protocol,
   options: CompareOptions,
 ): Promise<Measured[]> {
-  for (const c of contenders) {
-    const target = {
-      port: c.running.port,
-      path: c.path,
-      ca: options.ca,
-      body: options.body,
-      protocol,
-    };
-    await closedLoop(target, options.concurrency, 2); // warm-up: JIT, TLS sessions, connections
+  const { body, ca, concurrency } = options;
+  const runs = contenders.map((c) => ({
+    contender: c,
+    target: { port: c.running.port, path: c.path, ca, body, protocol },
+    cpuMs: 0,
+    measured: { name: c.name, closed: empty(), rounds: [], open: empty(), cpuUsPerRequest: 0 },
+  }));
+  for (const { target } of runs) await closedLoop(target, concurrency, 2); // warm-up
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const run of runs) {
+      const cpu0 = run.contender.running.cpuMs();
+      const r = await closedLoop(run.target, concurrency, options.slice);
+      run.cpuMs += run.contender.running.cpuMs() - cpu0;
+      const { closed, rounds } = run.measured as Measured;
+      rounds.push(rps(r));
+      closed.requests += r.requests;
+      closed.errors += r.errors;
+      closed.seconds += r.seconds;
+      for (const latency of r.latenciesMs) closed.latenciesMs.push(latency);
+    }
   }
   const results: Measured[] = [];
-  for (const c of contenders) {
-    const m = await measure(c, protocol, options);
+  for (const run of runs) {
+    const m: Measured = run.measured;
+    m.cpuUsPerRequest = (run.cpuMs * 1000) / m.closed.requests;
+    m.open = await openLoop(run.target, options.rate, options.seconds);
     results.push(m);
     console.log(
-      `${protocol.padEnd(9)} ${c.name.padEnd(15)}${rps(m.closed).toFixed(0).padStart(8)} ${ms(m.closed, 50)} ` +
+      `${protocol.padEnd(9)} ${m.name.padEnd(15)}${rps(m.closed).toFixed(0).padStart(8)} ${ms(m.closed, 50)} ` +
         `${ms(m.closed, 99)}  ${m.cpuUsPerRequest.toFixed(0).padStart(10)} |          ${ms(m.open, 50)} ` +
         `${ms(m.open, 99)}  ${String(m.closed.errors + m.open.errors).padStart(6)}`,
     );
   }
   return results;
 }
-
-export const HEADER =
-  'protocol  server            req/s  p50 ms  p99 ms  CPU µs/req | at rate: p50 ms  p99 ms  errors';
 
 export { percentile, type Protocol };

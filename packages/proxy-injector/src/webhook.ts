@@ -107,7 +107,8 @@ export function createProxyInjector(
       const override = overrides?.get(request.namespace ?? pod.metadata?.namespace ?? '');
       const plan = planFor(override);
       const reports = injectPodSpec(pod.spec, plan, scope);
-      if (context.log.isLevelEnabled('debug')) {
+      // context.log is made on first use, per request: only touch it when the line is wanted.
+      if (log.isLevelEnabled('debug')) {
         context.log.debug({ notes: describeInjection(reports, plan) }, 'proxy injection');
       }
       const warnings = override?.problems ?? [];

@@ -11,12 +11,14 @@ import {
   compare,
   HEADER,
   percentile,
-  rps,
+  roundRatio,
   type Contender,
   type Protocol,
 } from '../../proxy-injector/bench/compare.ts';
 
 const options = {
+  slice: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
   concurrency: 32,
   rate: 1000,
@@ -61,8 +63,9 @@ const contenders: Contender[] = [
 try {
   console.log(
     `AdmissionReview of ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB (a ReadWriteMany claim, rewritten ` +
-      `vsphere-csi → nfs-client). ${options.concurrency} concurrent requests, 2 × ${options.seconds} s ` +
-      `per server and protocol, then ${options.rate} req/s for ${options.seconds} s. Node ${process.version}.`,
+      `vsphere-csi → nfs-client). ${options.concurrency} concurrent requests, ${options.rounds} rounds ` +
+      `of ${options.slice} s per server and protocol (interleaved), then ${options.rate} req/s for ` +
+      `${options.seconds} s. Node ${process.version}.`,
   );
   console.log(HEADER);
   const summary: string[] = [];
@@ -73,10 +76,10 @@ try {
       ca: certs.caCert,
     });
     if (!floor || !noop || !rewriter) continue;
-    const ratio = (m: typeof floor) => (rps(m.closed) / rps(floor.closed)).toFixed(2);
+    const ratio = (m: typeof floor) => roundRatio(m, floor).toFixed(2);
     summary.push(
       `${protocol}: pvc-rewriter/floor throughput ${ratio(rewriter)}× (no-op webhook ${ratio(noop)}×); ` +
-        `pvc-rewriter/no-op webhook ${(rps(rewriter.closed) / rps(noop.closed)).toFixed(2)}×; ` +
+        `pvc-rewriter/no-op webhook ${roundRatio(rewriter, noop).toFixed(2)}×; ` +
         `p99 at ${options.rate} req/s ${percentile(rewriter.open.latenciesMs, 99).toFixed(2)} ms`,
     );
   }
