@@ -25,7 +25,13 @@ export {
 } from './namespace-override.js';
 export { clusterNoProxyDefaults, mergeNoProxy, type ClusterNetwork } from './no-proxy.js';
 export { describeInjection } from './notes.js';
-export { INJECT_ANNOTATION, INJECT_LABEL, optedOut } from './opt-out.js';
+export {
+  INJECT_ANNOTATION,
+  INJECT_LABEL,
+  isMirrorPod,
+  MIRROR_POD_ANNOTATION,
+  optedOut,
+} from './opt-out.js';
 export { previewProxyInjection, type Preview, type ProxyPreviewOptions } from './preview.js';
 export {
   proxyInjectorNamespaceSelector,

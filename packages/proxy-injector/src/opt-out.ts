@@ -13,3 +13,14 @@ interface Annotated {
 export function optedOut(object: Annotated): boolean {
   return object.metadata?.annotations?.[INJECT_ANNOTATION]?.trim().toLowerCase() === 'false';
 }
+
+/** Set by the kubelet on the API copy of a static Pod. */
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/**
+ * A mirror Pod runs what the node's static manifest says; injecting into its API copy would only
+ * make the API misreport the containers' environment.
+ */
+export function isMirrorPod(object: Annotated): boolean {
+  return object.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined;
+}

@@ -10,7 +10,7 @@ import { injectPodSpec } from './inject.js';
 import { applyOverride, parseNamespaceOverride } from './namespace-override.js';
 import { describeInjection } from './notes.js';
 import { planInjection, redactProxy, resolveProxySettings, type Environment } from './settings.js';
-import { INJECT_ANNOTATION, optedOut } from './opt-out.js';
+import { INJECT_ANNOTATION, isMirrorPod, optedOut } from './opt-out.js';
 
 export interface ProxyPreviewOptions {
   /** Read when `fromEnvironment` is on. Default `process.env`. */
@@ -82,6 +82,8 @@ export function previewProxyInjection(
   }
   if (optedOut(pod)) {
     notes.push(`${INJECT_ANNOTATION}: "false": the Pod is admitted unchanged`);
+  } else if (isMirrorPod(pod)) {
+    notes.push('a mirror Pod (the API copy of a static Pod): admitted unchanged');
   } else if (pod.spec) {
     const plan = planInjection(settings);
     notes.push(

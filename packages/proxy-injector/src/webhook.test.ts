@@ -160,6 +160,12 @@ describe('proxy injection on Pod CREATE', () => {
     expect(result).toMatchObject({ allowed: true, patch: [], outcome: 'allowed' });
   });
 
+  it('leaves mirror Pods (API copies of static Pods) alone', async () => {
+    const pod = ownProxyPod();
+    pod.metadata = { ...pod.metadata, annotations: { 'kubernetes.io/config.mirror': 'a1b2c3' } };
+    expect((await admit(injector(), pod)).patch).toEqual([]);
+  });
+
   it('injects when the annotation says anything but "false"', async () => {
     const pod = ownProxyPod();
     pod.metadata = { ...pod.metadata, annotations: { 'proxy-injector.kfx.dev/inject': 'true' } };

@@ -16,7 +16,7 @@ import { injectPodSpec, type InjectionScope } from './inject.js';
 import { applyOverride, type NamespaceOverride } from './namespace-override.js';
 import { NamespaceOverrides } from './namespace-overrides.js';
 import { describeInjection } from './notes.js';
-import { optedOut } from './opt-out.js';
+import { isMirrorPod, optedOut } from './opt-out.js';
 import {
   planInjection,
   redactProxy,
@@ -103,7 +103,9 @@ export function createProxyInjector(
     mutate(request, context): MutateResult<Pod> {
       const pod = request.object;
       const scope = injectionScope(request);
-      if (scope === undefined || !pod.spec || optedOut(pod)) return { allowed: true };
+      if (scope === undefined || !pod.spec || optedOut(pod) || isMirrorPod(pod)) {
+        return { allowed: true };
+      }
       const override = overrides?.get(request.namespace ?? pod.metadata?.namespace ?? '');
       const plan = planFor(override);
       const reports = injectPodSpec(pod.spec, plan, scope);
