@@ -26,7 +26,7 @@ describe('kfx-controller config', () => {
     const config = loadConfig(undefined);
     expect(config.reconcilers.map((r) => r.name)).toEqual(['quotas', 'limitrange']);
     expect(config).toMatchObject({
-      workers: 4,
+      workers: 8,
       resyncSeconds: 600,
       fieldManager: 'kfx-controller',
     });
@@ -48,7 +48,7 @@ describe('kfx-controller config', () => {
     labelPrefix: quotas.statcan.gc.ca
   limitrange:
     name: default-container-limits
-workers: 8
+workers: 12
 `,
       ),
     );
@@ -59,7 +59,7 @@ workers: 8
       metadata: { name: 'quotas' },
       spec: { hard: { 'requests.cpu': '4' } },
     });
-    expect(config.workers).toBe(8);
+    expect(config.workers).toBe(12);
   });
 
   it('finds template files next to the config file', () => {

@@ -17,7 +17,7 @@ const seconds = (fallback: number) => z.number().int().positive().default(fallba
 const appSchema = z.strictObject({
   /** Reconciler name → its settings (validated by the reconciler). */
   reconcilers: z.unknown().optional(),
-  workers: z.number().int().min(1).max(64).default(4),
+  workers: z.number().int().min(1).max(64).default(8),
   resyncSeconds: seconds(600),
   fieldManager: z.string().min(1).max(128).default('kfx-controller'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),

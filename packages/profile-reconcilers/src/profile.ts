@@ -72,10 +72,3 @@ export function stampOwnership<T extends KubeObject>(
     },
   };
 }
-
-/** Names of the Profiles among an object's owners. */
-export function owningProfiles(object: KubeObject): string[] {
-  return (object.metadata?.ownerReferences ?? [])
-    .filter((o) => o.kind === 'Profile' && o.apiVersion.startsWith('kubeflow.org/'))
-    .map((o) => o.name);
-}

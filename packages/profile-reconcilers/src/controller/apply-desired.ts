@@ -19,6 +19,8 @@ export interface Change {
   action: 'created' | 'updated' | 'recreated';
   /** Why it was written: the first difference found, for the event. */
   reason: string;
+  /** The resourceVersion the write produced, to recognise its own watch event. */
+  resourceVersion: string | undefined;
 }
 
 export interface ApplyContext {
@@ -27,6 +29,8 @@ export interface ApplyContext {
   signal: AbortSignal;
   logger: Logger;
 }
+
+const rv = (object: KubeObject) => object.metadata?.resourceVersion;
 
 const refusedInPlace = (error: unknown): boolean =>
   error instanceof KubeApiError &&
@@ -74,26 +78,25 @@ export async function applyDesired(
       signal: context.signal,
       logger: context.logger,
     });
+  const recreate = async (reason: string): Promise<Change> => {
+    if (live) await remove(context, desired, live);
+    const { object } = await apply();
+    return { object: desired, action: 'recreated', reason, resourceVersion: rv(object) };
+  };
   if (live && staleOwner(live, profile)) {
-    await remove(context, desired, live);
-    await apply();
-    return {
-      object: desired,
-      action: 'recreated',
-      reason: 'it belonged to an earlier Profile of that name',
-    };
+    return recreate('it belonged to an earlier Profile of that name');
   }
   const reason = live ? whyWrite(desired.object, live, context.fieldManager) : 'it did not exist';
   if (reason === undefined) return undefined;
+  let result;
   try {
-    const result = await apply();
-    if (!result.changed) return undefined;
+    result = await apply();
   } catch (error) {
     if (!live || !refusedInPlace(error)) throw error;
     context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
-    await remove(context, desired, live);
-    await apply();
-    return { object: desired, action: 'recreated', reason: (error as Error).message };
+    return recreate((error as Error).message);
   }
-  return { object: desired, action: live ? 'updated' : 'created', reason };
+  if (!result.changed) return undefined;
+  const action = live ? 'updated' : 'created';
+  return { object: desired, action, reason, resourceVersion: rv(result.object) };
 }

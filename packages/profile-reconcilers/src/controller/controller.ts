@@ -6,6 +6,8 @@ import {
   createInformer,
   EventRecorder,
   informersReady,
+  ownerKeys,
+  resources,
   WorkQueue,
   type Check,
   type Informer,
@@ -14,19 +16,19 @@ import {
   type Logger,
 } from '@kfx/kube-runtime';
 import type { Registry } from 'prom-client';
-import { owningProfiles, type Profile } from '../profile.js';
+import type { Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
-import { resources } from '@kfx/kube-runtime';
 import { ownedChanged, profileChanged } from './event-filters.js';
 import { ControllerMetrics } from './metrics.js';
-import { OwnedKinds } from './owned-kinds.js';
+import { objectId, OwnedKinds } from './owned-kinds.js';
 import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
+import { Echoes } from './echoes.js';
 import { StatusWriter } from './status-writer.js';
 
 export interface ProfileControllerConfig {
   /** From `enableBuiltInReconcilers(...)`, plus any of your own. */
   reconcilers: readonly EnabledReconciler[];
-  /** Profiles reconciled at the same time. Default 4. */
+  /** Profiles reconciled at the same time. Default 8 (reconciles wait on the API, not the CPU). */
   workers?: number | undefined;
   /** Every Profile is reconciled again this often (repairs drift a watch missed). Default 600. */
   resyncSeconds?: number | undefined;
@@ -61,7 +63,8 @@ export class ProfileController {
   readonly #logger: Logger;
   readonly #registry: Registry;
   readonly #metrics: ControllerMetrics;
-  readonly #status: StatusWriter;
+  readonly #echoes = new Echoes();
+  #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
   #queue: WorkQueue | undefined;
 
@@ -73,7 +76,6 @@ export class ProfileController {
     this.#logger = (options.logger ?? options.client.logger).child({ controller: 'profiles' });
     this.#registry = options.registry ?? options.client.registry;
     this.#metrics = new ControllerMetrics(this.#registry);
-    this.#status = new StatusWriter(options.client);
     const common = { logger: this.#logger, registry: this.#registry };
     this.profiles = createInformer<Profile>(options.client, resources.profiles, {
       ...common,
@@ -117,26 +119,37 @@ export class ProfileController {
     const kinds = this.#kinds;
     if (!kinds) throw new Error('ProfileController.lead() needs start() first');
     if (this.#queue) throw new Error('ProfileController.lead() is already running');
+    const fieldManager = this.#options.config.fieldManager ?? 'kfx-controller';
+    const recorder = new EventRecorder({
+      client: this.#options.client,
+      component: fieldManager,
+      logger: this.#logger,
+    });
+    const status = new StatusWriter({
+      client: this.#options.client,
+      profiles: this.profiles.store,
+      recorder,
+      echoes: this.#echoes,
+      logger: this.#logger,
+    });
     const deps: ReconcileDeps = {
       client: this.#options.client,
       reconcilers: this.#options.config.reconcilers,
       kinds,
       namespaces: this.namespaces.store,
-      fieldManager: this.#options.config.fieldManager ?? 'kfx-controller',
-      recorder: new EventRecorder({
-        client: this.#options.client,
-        component: this.#options.config.fieldManager ?? 'kfx-controller',
-        logger: this.#logger,
-      }),
+      fieldManager,
+      recorder,
       metrics: this.#metrics,
-      status: this.#status,
+      status,
+      echoes: this.#echoes,
     };
     const queue = new WorkQueue<string>({
       name: 'profiles',
-      workers: this.#options.config.workers ?? 4,
+      workers: this.#options.config.workers ?? 8,
       registry: this.#registry,
       logger: this.#logger,
     });
+    this.#status = status;
     this.#queue = queue;
     for (const name of this.profiles.store.keys()) queue.add(name);
     const running = queue.run(async (name, context) => {
@@ -144,16 +157,13 @@ export class ProfileController {
       if (!profile || profile.metadata?.deletionTimestamp) return;
       await reconcileProfile(deps, profile, context.signal, context.logger);
     });
-    if (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        signal.addEventListener('abort', () => {
-          resolve();
-        });
-      });
-    }
+    // Status trails the objects: written when the queue has nothing left to apply.
+    await status.run(signal, () => queue.length > 0);
     await queue.shutdown({ drain: false });
     await running;
     this.#queue = undefined;
+    this.#status = undefined;
+    this.#echoes.clear();
   }
 
   /** Ready when every cache has synced and is watching. */
@@ -176,12 +186,15 @@ export class ProfileController {
       this.#enqueue(profile.metadata?.name ?? '');
     });
     this.profiles.on('update', (profile, old) => {
-      if (profileChanged(profile, old)) this.#enqueue(profile.metadata?.name ?? '');
+      const name = profile.metadata?.name ?? '';
+      // Our own status write comes back as an update: nothing a reconciler reads changed.
+      if (this.#echoes.isEcho(`profile/${name}`, profile.metadata?.resourceVersion)) return;
+      if (profileChanged(profile, old)) this.#enqueue(name);
     });
     this.profiles.on('delete', (profile) => {
       const name = profile.metadata?.name ?? '';
       this.#metrics.setState(name, undefined);
-      this.#status.forget(name);
+      this.#status?.forget(name);
     });
     const namespaceEvent = (ns: KubeObject) => {
       const name = ns.metadata?.name ?? '';
@@ -193,14 +206,19 @@ export class ProfileController {
       if (Boolean(ns.metadata?.deletionTimestamp) !== Boolean(old.metadata?.deletionTimestamp))
         namespaceEvent(ns);
     });
+    const owners = ownerKeys(resources.profiles);
     const ownedEvent = (object: KubeObject) => {
-      for (const name of owningProfiles(object)) this.#enqueue(name);
+      for (const name of owners(object)) this.#enqueue(name);
     };
-    for (const { informer } of kinds.byKey.values()) {
-      informer.on('add', ownedEvent);
+    for (const { informer, ref } of kinds.byKey.values()) {
+      const mine = (object: KubeObject) =>
+        this.#echoes.isEcho(objectId(ref, object), object.metadata?.resourceVersion);
+      informer.on('add', (object) => {
+        if (!mine(object)) ownedEvent(object);
+      });
       informer.on('delete', ownedEvent);
       informer.on('update', (object, old) => {
-        if (ownedChanged(object, old)) ownedEvent(object);
+        if (!mine(object) && ownedChanged(object, old)) ownedEvent(object);
       });
     }
   }

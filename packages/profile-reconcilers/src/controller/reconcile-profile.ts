@@ -1,8 +1,9 @@
 // One reconcile of one Profile: compute what every reconciler wants, make the namespace's
-// objects match (apply, skipping what already matches), delete what is obsolete, then record
-// the outcome on the Profile (condition, Events) when it changed. A failing reconciler does not
-// stop the others; the reconcile then fails as a whole so the work queue retries with backoff.
+// objects match (apply-all.ts), then hand the outcome to the status writer and record Events
+// for repairs. A failing reconciler does not stop the others; the reconcile then fails as a
+// whole so that the work queue retries it with backoff.
 import type {
+  EventInput,
   EventRecorder,
   KubeClient,
   KubeObject,
@@ -11,11 +12,13 @@ import type {
 } from '@kfx/kube-runtime';
 import { profileNamespace, type Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
-import { applyDesired, type Change } from './apply-desired.js';
+import { applyAll, describeObject } from './apply-all.js';
+import type { Change } from './apply-desired.js';
 import { desiredObjects, type DesiredSet } from './desired-objects.js';
+import type { Echoes } from './echoes.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { OwnedKinds } from './owned-kinds.js';
-import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
+import type { Pruned } from './prune.js';
 import { currentCondition, stateOf, type Outcome } from './status.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -29,10 +32,8 @@ export interface ReconcileDeps {
   recorder: EventRecorder;
   metrics: ControllerMetrics;
   status: StatusWriter;
+  echoes: Echoes;
 }
-
-const describe = (object: KubeObject) =>
-  `${object.kind ?? ''} ${[object.metadata?.namespace, object.metadata?.name].filter(Boolean).join('/')}`;
 
 function waitingFor(
   profile: Profile,
@@ -69,34 +70,11 @@ export async function reconcileProfile(
     errors: new Map(desired.errors),
     waiting: waitingFor(profile, desired, deps),
   };
-  const changes: Change[] = [];
-  const pruned: Pruned[] = [];
+  let changes: Change[] = [];
+  let pruned: Pruned[] = [];
   if (!outcome.waiting) {
-    for (const object of desired.objects) {
-      if (outcome.errors.has(object.reconciler)) continue;
-      try {
-        const change = await applyDesired({ ...deps, signal, logger }, profile, object);
-        if (change) changes.push(change);
-      } catch (error) {
-        if (signal.aborted) throw error;
-        outcome.errors.set(
-          object.reconciler,
-          `${describe(object.object)}: ${(error as Error).message}`,
-        );
-      }
-    }
-    for (const obsolete of obsoleteObjects(profile, desired, deps.kinds)) {
-      try {
-        if (await deleteObsolete(deps.client, obsolete, signal)) pruned.push(obsolete);
-      } catch (error) {
-        if (signal.aborted) throw error;
-        const by = obsolete.object.metadata?.labels?.['kfx.dev/reconciler'] ?? 'prune';
-        outcome.errors.set(
-          by,
-          `deleting ${describe(obsolete.object)}: ${(error as Error).message}`,
-        );
-      }
-    }
+    const context = { client: deps.client, fieldManager: deps.fieldManager, signal, logger };
+    ({ changes, pruned } = await applyAll(context, profile, desired, deps.kinds, outcome.errors));
     outcome.applied = deps.reconcilers
       .map((r) => r.name)
       .filter((name) => !outcome.errors.has(name));
@@ -105,8 +83,12 @@ export async function reconcileProfile(
   const seenBefore = currentCondition(profile) !== undefined;
   const events: Promise<void>[] = [];
   for (const change of changes) {
+    deps.echoes.expect(change.object.id, change.resourceVersion);
     deps.metrics.wrote(change.object.kind.ref.kind, change.action);
-    logger.info({ object: describe(change.object.object), reason: change.reason }, change.action);
+    logger.info(
+      { object: describeObject(change.object.object), reason: change.reason },
+      change.action,
+    );
     // A Profile's first objects are told by its condition; later writes are repairs worth an Event.
     if (!seenBefore) continue;
     const action = change.action.charAt(0).toUpperCase() + change.action.slice(1);
@@ -114,42 +96,34 @@ export async function reconcileProfile(
       deps.recorder.record(profile, {
         type: 'Normal',
         reason: action,
-        message: `${change.action} ${describe(change.object.object)}: ${change.reason}`,
+        message: `${change.action} ${describeObject(change.object.object)}: ${change.reason}`,
       }),
     );
   }
   for (const { kind, object } of pruned) {
     deps.metrics.wrote(kind.ref.kind, 'deleted');
-    logger.info({ object: describe(object) }, 'deleted obsolete object');
+    logger.info({ object: describeObject(object) }, 'deleted obsolete object');
     events.push(
       deps.recorder.record(profile, {
         type: 'Normal',
         reason: 'Deleted',
-        message: `deleted ${describe(object)}: no reconciler wants it any more`,
+        message: `deleted ${describeObject(object)}: no reconciler wants it any more`,
       }),
     );
   }
-  const changed = await deps.status.write(profile, outcome, signal);
-  if (changed) {
-    for (const problem of desired.problems) {
-      events.push(
-        deps.recorder.record(profile, {
-          type: 'Warning',
-          reason: problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel',
-          message: `${problem.reconciler}: ${problem.message}`,
-        }),
-      );
-    }
-    for (const [reconciler, error] of outcome.errors) {
-      events.push(
-        deps.recorder.record(profile, {
-          type: 'Warning',
-          reason: 'ReconcileFailed',
-          message: `${reconciler}: ${error}`,
-        }),
-      );
-    }
+  const warnings: EventInput[] = desired.problems.map((problem) => ({
+    type: 'Warning',
+    reason: problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel',
+    message: `${problem.reconciler}: ${problem.message}`,
+  }));
+  for (const [reconciler, error] of outcome.errors) {
+    warnings.push({
+      type: 'Warning',
+      reason: 'ReconcileFailed',
+      message: `${reconciler}: ${error}`,
+    });
   }
+  deps.status.submit(profile.metadata?.name ?? '', { outcome, warnings });
   await Promise.all(events);
   deps.metrics.setState(profile.metadata?.name ?? '', stateOf(outcome));
   if (outcome.errors.size > 0) {

@@ -1,0 +1,57 @@
+// Makes a Profile's objects match what the reconcilers want: cluster-scoped objects (its
+// Namespace) first, since the rest live in them, then everything else at once, then the
+// obsolete objects deleted. Each failure is charged to the reconciler that wanted the object;
+// the others go on.
+import type { KubeObject } from '@kfx/kube-runtime';
+import { RECONCILER_LABEL, type Profile } from '../profile.js';
+import { applyDesired, type ApplyContext, type Change } from './apply-desired.js';
+import type { DesiredObject, DesiredSet } from './desired-objects.js';
+import type { OwnedKinds } from './owned-kinds.js';
+import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
+
+export const describeObject = (object: KubeObject): string =>
+  `${object.kind ?? ''} ${[object.metadata?.namespace, object.metadata?.name].filter(Boolean).join('/')}`;
+
+export interface Applied {
+  changes: Change[];
+  pruned: Pruned[];
+}
+
+export async function applyAll(
+  context: ApplyContext,
+  profile: Profile,
+  desired: DesiredSet,
+  kinds: OwnedKinds,
+  /** Reconciler name → error; filled in here. */
+  errors: Map<string, string>,
+): Promise<Applied> {
+  const applied: Applied = { changes: [], pruned: [] };
+  const fail = (reconciler: string, what: string, error: unknown) => {
+    if (context.signal.aborted) throw error;
+    if (!errors.has(reconciler)) errors.set(reconciler, `${what}: ${(error as Error).message}`);
+  };
+  const apply = async (object: DesiredObject) => {
+    try {
+      const change = await applyDesired(context, profile, object);
+      if (change) applied.changes.push(change);
+    } catch (error) {
+      fail(object.reconciler, describeObject(object.object), error);
+    }
+  };
+  const wanted = desired.objects.filter((object) => !errors.has(object.reconciler));
+  await Promise.all(wanted.filter((o) => !o.kind.ref.namespaced).map(apply));
+  await Promise.all(wanted.filter((o) => o.kind.ref.namespaced).map(apply));
+  await Promise.all(
+    obsoleteObjects(profile, desired, kinds).map(async (obsolete) => {
+      try {
+        if (await deleteObsolete(context.client, obsolete, context.signal)) {
+          applied.pruned.push(obsolete);
+        }
+      } catch (error) {
+        const by = obsolete.object.metadata?.labels?.[RECONCILER_LABEL] ?? 'prune';
+        fail(by, `deleting ${describeObject(obsolete.object)}`, error);
+      }
+    }),
+  );
+  return applied;
+}
