@@ -18,3 +18,11 @@ export {
   type UatResult,
   type UatRunOptions,
 } from './run-options.js';
+export {
+  DEFAULT_RBAC_SUBJECT,
+  parseServiceAccount,
+  rbacObjects,
+  rbacYaml,
+  type RbacOptions,
+  type RbacSubject,
+} from './rbac.js';

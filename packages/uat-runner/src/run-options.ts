@@ -92,7 +92,8 @@ export interface UatResult {
     exitCode?: number | undefined;
   };
   junit?: (JunitCounts & { file?: string | undefined }) | undefined;
-  log: { lines: number; file?: string | undefined; error?: string | undefined };
+  /** `streams`: log streams opened (more than 1 when a broken stream was resumed). */
+  log: { lines: number; streams: number; file?: string | undefined; error?: string | undefined };
   artifactsDir?: string | undefined;
   startedAt: string;
   finishedAt: string;

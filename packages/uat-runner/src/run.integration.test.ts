@@ -3,28 +3,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Job } from '@kubernetes/client-node';
 import { KubeClient, resources, type ResourceRef } from '@kfx/kube-runtime';
+import { pino } from 'pino';
 import { KWOK_ANNOTATIONS, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from './events.js';
+import { readJobManifest } from './job-spec.js';
 import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
+import { rbacObjects } from './rbac.js';
 import { runUat } from './run.js';
 import type { UatRunOptions } from './run-options.js';
-import { appendLog, enableKwokLogs, type KwokLogs } from './testing/kwok-logs.js';
+import {
+  appendLog,
+  enableKwokLogs,
+  failAnnotatedPods,
+  type KwokLogs,
+} from './testing/kwok-workarounds.js';
 
-let env: ControlPlane;
+let env: ControlPlane | undefined;
 let client: KubeClient;
-let kwokLogs: KwokLogs;
+let kwokLogs: KwokLogs | undefined;
+let failing: { stop(): Promise<void> } | undefined;
+// The API server restart below makes watches fail on purpose; keep those warnings out.
+const quiet = pino({ level: 'error' });
 const dir = mkdtempSync(join(tmpdir(), 'kfx-uat-it-'));
 
 beforeAll(async () => {
   env = await startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] });
-  client = KubeClient.fromKubeConfig(env.kubeConfig);
+  client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: quiet });
   kwokLogs = await enableKwokLogs(env);
+  failing = failAnnotatedPods(env);
 });
 
 afterAll(async () => {
+  await failing?.stop();
   await kwokLogs?.stop();
-  client?.close();
+  client.close();
   await env?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -34,7 +47,7 @@ async function suiteFiles(namespace: string, lines: string[]) {
   const log = join(dir, `${namespace}.log`);
   writeFileSync(log, '');
   appendLog(log, ...lines);
-  await kwokLogs.serveNamespace(namespace, log);
+  await kwokLogs?.serveNamespace(namespace, log);
   return { log, artifacts: join(dir, `${namespace}-artifacts`) };
 }
 
@@ -47,6 +60,11 @@ function recorder() {
   const stepIndex = (step: string, status: string) =>
     events.findIndex((e) => e.type === 'step' && e.step === step && e.status === status);
   return { events, reporter, logLines, stepIndex };
+}
+
+function controlPlane(): ControlPlane {
+  if (!env) throw new Error('the control plane did not start');
+  return env;
 }
 
 async function gone(ref: ResourceRef, name: string, namespace?: string): Promise<boolean> {
@@ -154,5 +172,249 @@ describe('runUat on a real control plane with kwok', () => {
     ]);
     expect(await gone(resources.profiles, 'uat-pass')).toBe(true);
     expect(await gone(resources.namespaces, 'uat-pass')).toBe(true);
+  });
+
+  it("reports a failing suite with exit code 1 and the suite's own code, from a Job manifest", async () => {
+    const files = await suiteFiles('uat-fail', ['test_katib.py::test_experiment FAILED']);
+    const manifest = readJobManifest(
+      `apiVersion: batch/v1
+kind: Job
+metadata: { generateName: katib- }
+spec:
+  template:
+    metadata:
+      annotations: { "${KWOK_ANNOTATIONS.exitCode}": "3", "${KWOK_ANNOTATIONS.runFor}": "1s" }
+    spec:
+      containers:
+        - { name: tests, image: "registry.corp/uats:1", command: [pytest] }
+`,
+      'job.yaml',
+    );
+    const result = await runUat(
+      options('uat-fail', {
+        manifest,
+        image: undefined,
+        command: undefined,
+        artifactsDir: files.artifacts,
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'failed', exitCode: 1 });
+    expect(result.reason).toBe('the suite failed: container tests exited with code 3');
+    expect(result.job).toMatchObject({ container: 'tests', exitCode: 3 });
+    expect(result.job?.name).toBe(`katib-${result.runId}`);
+    expect(readFileSync(join(files.artifacts, 'uat.log'), 'utf8')).toBe(
+      'test_katib.py::test_experiment FAILED\n',
+    );
+    expect(existsSync(join(files.artifacts, 'junit.xml'))).toBe(false);
+    expect(result.cleanup.leftovers).toEqual([]);
+  });
+
+  it('gives up on a pod that cannot start with exit code 2, saying why', async () => {
+    const events = recorder();
+    const result = await runUat(
+      options('uat-nostart', {
+        podAnnotations: { [KWOK_ANNOTATIONS.cannotStart]: 'ErrImagePull' },
+        startTimeoutMs: 4000,
+        reporter: events.reporter,
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'error', exitCode: 2 });
+    expect(result.reason).toMatch(
+      /^the suite's pod did not start within 4s \(--start-timeout\): pod kfx-uat-\w+-\w+ Pending, container suite waiting: ErrImagePull/,
+    );
+    expect(events.events).toContainEqual(
+      expect.objectContaining({
+        type: 'progress',
+        step: 'start',
+        message: expect.stringContaining('ErrImagePull') as string,
+      }),
+    );
+    expect(result.steps.find((s) => s.step === 'results')).toMatchObject({ status: 'skipped' });
+    expect(result.cleanup.leftovers).toEqual([]);
+    expect(await gone(resources.profiles, 'uat-nostart')).toBe(true);
+  });
+
+  it('cleans up everything when interrupted while the suite runs', async () => {
+    await suiteFiles('uat-abort', ['running a long suite']);
+    const abort = new AbortController();
+    let job = '';
+    const result = await runUat(
+      options('uat-abort', {
+        env: { A: '1' },
+        podAnnotations: { [KWOK_ANNOTATIONS.runFor]: '120s' },
+        signal: abort.signal,
+        reporter: (event) => {
+          if (event.type === 'step' && event.step === 'job' && event.status === 'done')
+            job = event.message;
+          if (event.type === 'log') abort.abort(new Error('SIGINT'));
+        },
+      }),
+    );
+    expect(result).toMatchObject({
+      outcome: 'interrupted',
+      exitCode: 130,
+      reason: 'interrupted: SIGINT',
+    });
+    expect(job).toMatch(/created/);
+    expect(result.cleanup.leftovers).toEqual([]);
+    const name = result.job?.name ?? '';
+    expect(await gone(resources.jobs, name, 'uat-abort')).toBe(true);
+    expect(await gone(resources.configMaps, `kfx-uat-${result.runId}-env`, 'uat-abort')).toBe(true);
+    expect(await gone(resources.namespaces, 'uat-abort')).toBe(true);
+    expect(await gone(resources.profiles, 'uat-abort')).toBe(true);
+  });
+
+  it('keeps following the log across an API server restart, losing and repeating nothing', async () => {
+    const files = await suiteFiles('uat-restart', ['line 1']);
+    const cluster = controlPlane();
+    let restarted: Promise<void> | undefined;
+    const events = recorder();
+    const result = await runUat(
+      options('uat-restart', {
+        artifactsDir: files.artifacts,
+        podAnnotations: { [KWOK_ANNOTATIONS.runFor]: '25s' },
+        reporter: (event) => {
+          events.reporter(event);
+          if (event.type === 'log' && event.text === 'line 1') {
+            restarted = (async () => {
+              appendLog(files.log, 'line 2');
+              await waitFor(
+                () =>
+                  Promise.resolve(
+                    events.logLines().includes('line 2')
+                      ? { done: true as const, value: 0 }
+                      : { done: false as const, saw: 'line 2 not yet' },
+                  ),
+                { description: 'line 2 to stream', timeoutMs: 10_000 },
+              );
+              await cluster.restartApiServer();
+              appendLog(files.log, 'line 3', 'line 4');
+            })();
+          }
+        },
+      }),
+    );
+    await restarted;
+    expect(result.reason).toBe('the suite passed');
+    expect(events.logLines()).toEqual(['line 1', 'line 2', 'line 3', 'line 4']);
+    expect(result.log.streams).toBeGreaterThan(1);
+    expect(readFileSync(join(files.artifacts, 'uat.log'), 'utf8')).toBe(
+      'line 1\nline 2\nline 3\nline 4\n',
+    );
+  });
+
+  it('runs in an existing namespace without a Profile and keeps what it made with keep', async () => {
+    await client.create(resources.namespaces, { metadata: { name: 'uat-existing' } });
+    await client.create(resources.serviceAccounts, {
+      metadata: { name: 'default-editor', namespace: 'uat-existing' },
+    });
+    const result = await runUat(
+      options('unused', {
+        profile: undefined,
+        namespace: 'uat-existing',
+        keep: true,
+        env: { HTTPS_PROXY: 'http://proxy:3128' },
+      }),
+    );
+    expect(result.outcome).toBe('passed');
+    expect(result.profile).toBeUndefined();
+    const name = result.job?.name ?? '';
+    const configMap = `kfx-uat-${result.runId}-env`;
+    expect(result.cleanup.kept).toEqual([
+      `Job uat-existing/${name}`,
+      `ConfigMap uat-existing/${configMap}`,
+    ]);
+    const kept = await client.get<V1ConfigMap>(resources.configMaps, configMap, {
+      namespace: 'uat-existing',
+    });
+    expect(kept.data).toEqual({ HTTPS_PROXY: 'http://proxy:3128' });
+    const job = await client.get<V1Job>(resources.jobs, name, { namespace: 'uat-existing' });
+    expect(job.spec?.template.spec?.containers[0]?.envFrom).toEqual([
+      { configMapRef: { name: configMap, optional: true } },
+    ]);
+    expect(job.spec?.template.spec?.serviceAccountName).toBe('default-editor');
+  });
+
+  it('waits for a profile controller, and says what it last saw when none comes', async () => {
+    const result = await runUat(
+      options('uat-nocontroller', { createNamespace: 'never', profileTimeoutMs: 3000 }),
+    );
+    expect(result).toMatchObject({ outcome: 'error', exitCode: 2 });
+    expect(result.reason).toBe(
+      'namespace uat-nocontroller was not ready within 3s (--profile-timeout); last saw: namespace uat-nocontroller does not exist (waiting for the profile controller; --create-namespace never)',
+    );
+    expect(result.cleanup.deleted).toEqual(['Profile uat-nocontroller']);
+
+    // A stand-in profile controller: namespace (owned by the Profile) and service account.
+    const controller = (async () => {
+      const profile = await waitFor(
+        () =>
+          client.get(resources.profiles, 'uat-controller').then(
+            (p) => ({ done: true as const, value: p }),
+            () => ({ done: false as const, saw: 'no Profile' }),
+          ),
+        { description: 'the Profile', timeoutMs: 30_000 },
+      );
+      await client.create(resources.namespaces, {
+        metadata: {
+          name: 'uat-controller',
+          ownerReferences: [
+            {
+              apiVersion: 'kubeflow.org/v1',
+              kind: 'Profile',
+              name: 'uat-controller',
+              uid: profile.metadata?.uid ?? '',
+              blockOwnerDeletion: true,
+              controller: true,
+            },
+          ],
+        },
+      });
+      await client.create(resources.serviceAccounts, {
+        metadata: { name: 'default-editor', namespace: 'uat-controller' },
+      });
+    })();
+    const served = await runUat(options('uat-controller', { createNamespace: 'never' }));
+    await controller;
+    expect(served.outcome).toBe('passed');
+    expect(served.steps.find((s) => s.step === 'namespace')?.message).toBe(
+      'Namespace uat-controller Active',
+    );
+    expect(served.cleanup.deleted).toContain('Profile uat-controller');
+    await waitFor(
+      async () =>
+        (await gone(resources.namespaces, 'uat-controller'))
+          ? { done: true, value: 0 }
+          : { done: false, saw: 'namespace still there' },
+      {
+        description: 'the namespace to go with its Profile',
+        timeoutMs: 60_000,
+      },
+    );
+  });
+
+  it('needs no more than the ClusterRole `kfx uat rbac` prints', async () => {
+    const cluster = controlPlane();
+    for (const object of rbacObjects({ subject: { kind: 'User', name: 'ci-bot' } })) {
+      await client.create(
+        object.kind === 'ClusterRole' ? resources.clusterRoles : resources.clusterRoleBindings,
+        object,
+      );
+    }
+    const bot = KubeClient.fromKubeConfig(cluster.userKubeconfig('ci-bot').kubeConfig, {
+      logger: quiet,
+    });
+    try {
+      await expect(bot.list(resources.secrets, { namespace: 'default' })).rejects.toMatchObject({
+        status: 403,
+      });
+      await suiteFiles('uat-rbac', ['as ci-bot']);
+      const result = await runUat({ ...options('uat-rbac', { env: { A: '1' } }), client: bot });
+      expect(result.reason).toBe('the suite passed');
+      expect(result.log.lines).toBe(1);
+      expect(result.cleanup.leftovers).toEqual([]);
+    } finally {
+      bot.close();
+    }
   });
 });

@@ -71,7 +71,12 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
         }
       : {}),
     junit: results.junit,
-    log: { lines: log?.lines ?? 0, file: results.logFile, error: log?.error },
+    log: {
+      lines: log?.lines ?? 0,
+      streams: log?.streams ?? 0,
+      file: results.logFile,
+      error: log?.error,
+    },
     artifactsDir: artifacts.dir,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

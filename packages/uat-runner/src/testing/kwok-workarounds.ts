@@ -1,17 +1,27 @@
-// Test support: make the test control plane's kwok serve container logs from files, as a
-// kubelet would. Two things in @kfx/testenv stand in the way today, and this works around both
-// without touching it: its kwok runs with debugging handlers off (pods/log answers 405 "Debug
-// endpoints are disabled"), and its Logs/ClusterLogs CRDs lost `x-kubernetes-preserve-unknown-
-// fields` on the way in (the apiserver prunes every spec to {}). When testenv serves logs by
-// itself, both checks find nothing to fix and this only creates ClusterLogs objects.
+// Test support for the test control plane's kwok, working around three things in @kfx/testenv
+// without touching it:
+// - its kwok runs with debugging handlers off, so pods/log answers 405 "Debug endpoints are
+//   disabled": a second kwok that manages no node serves the kubelet endpoints instead;
+// - its Logs/ClusterLogs CRDs lost `x-kubernetes-preserve-unknown-fields` on the way in, so the
+//   apiserver prunes every spec to {}: the flag is put back;
+// - its `kwok.kfx.dev/exit-code` stage reads `.metadata` inside `range .spec.containers` (where
+//   `.` is a container), so it never applies: `failAnnotatedPods` ends such pods the way the
+//   stage means to (Failed, with that exit code, after `run-for`).
+// Each check finds nothing to do once testenv is fixed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1CustomResourceDefinition, V1Node } from '@kubernetes/client-node';
-import { KubeClient, resources, type ResourceRef } from '@kfx/kube-runtime';
-import { freePort, lookUpBinaries, waitFor, type ControlPlane } from '@kfx/testenv';
+import type { V1CustomResourceDefinition, V1Node, V1Pod } from '@kubernetes/client-node';
+import { KubeClient, resources, sleep, type ResourceRef } from '@kfx/kube-runtime';
+import {
+  freePort,
+  KWOK_ANNOTATIONS,
+  lookUpBinaries,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 
 const clusterLogs: ResourceRef = {
   group: 'kwok.x-k8s.io',
@@ -174,4 +184,71 @@ ${never('Node')}${never('Pod')}`,
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Until stopped, ends every Running Job pod that carries `kwok.kfx.dev/exit-code` once its
+ * `run-for` has passed: phase Failed, each container terminated with that exit code.
+ */
+export function failAnnotatedPods(env: ControlPlane): { stop(): Promise<void> } {
+  const client = KubeClient.fromKubeConfig(env.kubeConfig);
+  const stop = new AbortController();
+  const loop = (async () => {
+    while (!stop.signal.aborted) {
+      const pods = await client.list<V1Pod>(resources.pods).catch(() => ({ items: [] as V1Pod[] }));
+      for (const pod of pods.items) await failIfDue(client, pod).catch(() => undefined);
+      await sleep(250, stop.signal).catch(() => undefined);
+    }
+  })();
+  return {
+    async stop() {
+      stop.abort();
+      await loop;
+      client.close();
+    },
+  };
+}
+
+async function failIfDue(client: KubeClient, pod: V1Pod): Promise<void> {
+  const annotations = pod.metadata?.annotations ?? {};
+  const exitCode = annotations[KWOK_ANNOTATIONS.exitCode];
+  const startedAt = pod.status?.startTime as unknown as string | undefined;
+  if (exitCode === undefined || pod.status?.phase !== 'Running' || startedAt === undefined) return;
+  const runForMs = parseRunFor(annotations[KWOK_ANNOTATIONS.runFor]);
+  if (Date.now() < Date.parse(startedAt) + runForMs) return;
+  const now = new Date().toISOString();
+  await client.patch(
+    resources.pods,
+    pod.metadata?.name ?? '',
+    {
+      status: {
+        phase: 'Failed',
+        conditions: ['ContainersReady', 'Ready'].map((type) => ({
+          type,
+          status: 'False',
+          reason: 'PodCompleted',
+          lastTransitionTime: now,
+        })),
+        containerStatuses: (pod.spec?.containers ?? []).map((container) => ({
+          name: container.name,
+          image: container.image,
+          imageID: `kwok://${container.image ?? ''}`,
+          ready: false,
+          started: false,
+          restartCount: 0,
+          state: {
+            terminated: { exitCode: Number(exitCode), reason: 'Error', startedAt, finishedAt: now },
+          },
+        })),
+      },
+    },
+    { namespace: pod.metadata?.namespace, subresource: 'status' },
+  );
+}
+
+function parseRunFor(text: string | undefined): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text ?? '');
+  if (!match) return 0;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+  return Number(match[1]) * (units[match[2] ?? 's'] ?? 1000);
 }
