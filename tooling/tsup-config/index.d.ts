@@ -5,6 +5,8 @@ export interface KfxBuildOptions {
   entry?: string[];
   /** Build an executable (adds a shebang, skips declaration files unless `dts` is set). */
   bin?: boolean;
+  /** Inline every dependency into one self-contained file (for container images). */
+  bundle?: boolean;
   /** Emit `.d.ts` files. Default: true for libraries, false for binaries. */
   dts?: boolean;
 }

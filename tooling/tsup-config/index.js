@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 
 /** @param {import('./index.d.ts').KfxBuildOptions} [options] */
 export function kfxBuild(options = {}) {
-  const { entry = ['src/index.ts'], bin = false, dts = !bin } = options;
+  const { entry = ['src/index.ts'], bin = false, bundle = false, dts = !bin } = options;
   return defineConfig({
     entry,
     format: ['esm'],
@@ -15,7 +15,25 @@ export function kfxBuild(options = {}) {
     clean: true,
     splitting: false,
     treeshake: true,
+    // A self-contained bundle (for container images, which hold no node_modules) inlines every
+    // dependency. Some are CommonJS that require Node's built-ins, which an ES module can only
+    // do through createRequire.
+    ...(bundle ? { noExternal: [/./] } : {}),
     // Binaries are started directly: give them a shebang.
-    ...(bin ? { banner: { js: '#!/usr/bin/env node' } } : {}),
+    ...(bin || bundle
+      ? {
+          banner: {
+            js: [
+              ...(bin ? ['#!/usr/bin/env node'] : []),
+              ...(bundle
+                ? [
+                    "import { createRequire as __kfxCreateRequire } from 'node:module';",
+                    'const require = __kfxCreateRequire(import.meta.url);',
+                  ]
+                : []),
+            ].join('\n'),
+          },
+        }
+      : {}),
   });
 }
