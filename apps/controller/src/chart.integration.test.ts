@@ -1,0 +1,275 @@
+// The Helm chart: lint and template with the real helm, every rendered object accepted by a real
+// API server (server-side dry run), and the ClusterRole proven sufficient and no more: the
+// controller runs with exactly the chart's RBAC, as its ServiceAccount, with every reconciler on.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configFrom } from './config.js';
+import { startController, type RunningController } from './run.js';
+import { CHART, helm, KUBE_VERSION, render, valuesFile } from './testing/helm.js';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+type Rendered = KubeObject & {
+  rules?: Rule[];
+  data?: Record<string, string>;
+  spec?: { replicas?: number; template?: { spec?: { containers?: ContainerSpec[] } } };
+};
+interface ContainerSpec {
+  args?: string[];
+  securityContext?: Record<string, unknown>;
+}
+
+const ALL = {
+  config: {
+    reconcilers: {
+      namespace: { podSecurity: { enforce: 'restricted' } },
+      quotas: { labelPrefix: 'quotas.statcan.gc.ca' },
+      limitrange: {},
+      rbac: {
+        bindings: [
+          {
+            name: 'profile-support',
+            clusterRole: 'profile-support',
+            subjects: [{ kind: 'Group', name: 'support' }],
+          },
+          { name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true },
+        ],
+      },
+      'network-policies': {},
+      'proxy-config': { httpProxy: 'http://proxy.example.com:3128', noProxy: ['.svc'] },
+    },
+    leaderElection: { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 },
+  },
+  templates: {
+    'owner.yaml':
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: owner\nstringData:\n  owner: "{{ owner.name }}"\n',
+  },
+  templatesRbac: [
+    {
+      apiGroups: [''],
+      resources: ['secrets'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+    },
+  ],
+};
+
+const find = (objects: Rendered[], kind: string, suffix = '') =>
+  objects.find((o) => o.kind === kind && (o.metadata?.name ?? '').endsWith(suffix));
+const granted = (objects: Rendered[]) =>
+  (find(objects, 'ClusterRole')?.rules ?? []).flatMap((rule) =>
+    rule.resources.map(
+      (resource) =>
+        `${rule.apiGroups[0] ?? ''}/${resource}:${rule.verbs.join(',')}${rule.resourceNames ? `@${rule.resourceNames.join(',')}` : ''}`,
+    ),
+  );
+
+/** The config and template files as the Pod would see them, validated by the binary's loader. */
+function mountedConfig(objects: Rendered[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-chart-mount-'));
+  mkdirSync(join(dir, 'templates'));
+  for (const [name, content] of Object.entries(
+    find(objects, 'ConfigMap', '-templates')?.data ?? {},
+  )) {
+    writeFileSync(join(dir, 'templates', name), content);
+  }
+  const text = find(objects, 'ConfigMap', 'kfx-controller')?.data?.['controller.yaml'] ?? '';
+  return configFrom(parse(text), dir, 'chart ConfigMap');
+}
+
+describe('the chart, rendered', () => {
+  it('lints clean with the default and the everything-on values', async () => {
+    await helm(['lint', CHART, '--kube-version', KUBE_VERSION]);
+    await helm(['lint', CHART, '--kube-version', KUBE_VERSION, '--values', valuesFile(ALL)]);
+  });
+
+  it('by default: two replicas, quotas and limitrange, and RBAC for exactly those', async () => {
+    const objects = (await render()) as Rendered[];
+    const deployment = find(objects, 'Deployment');
+    expect(deployment?.spec?.replicas).toBe(2);
+    const container = deployment?.spec?.template?.spec?.containers?.[0];
+    expect(container?.args).toEqual([
+      '--config',
+      '/etc/kfx/controller.yaml',
+      '--metrics-port',
+      '8080',
+    ]);
+    expect(container?.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(mountedConfig(objects).reconcilers.map((r) => r.name)).toEqual(['quotas', 'limitrange']);
+    const rules = granted(objects);
+    expect(rules).toContain('/resourcequotas:get,list,watch,create,patch,update,delete');
+    expect(rules).toContain('/namespaces:get,list,watch');
+    expect(rules.some((r) => /configmaps|networkpolicies|rolebindings|secrets/.test(r))).toBe(
+      false,
+    );
+    expect(find(objects, 'Role', '-leader-election')?.rules).toEqual([
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'create', 'update'],
+      },
+    ]);
+  });
+
+  it('with every reconciler: RBAC for each kind, bind on the named roles only, template files mounted', async () => {
+    const objects = (await render(ALL)) as Rendered[];
+    expect(mountedConfig(objects).reconcilers.map((r) => r.name)).toEqual([
+      'namespace',
+      'quotas',
+      'limitrange',
+      'rbac',
+      'network-policies',
+      'proxy-config',
+      'templates',
+    ]);
+    const rules = granted(objects);
+    for (const kind of [
+      '/namespaces',
+      '/configmaps',
+      'networking.k8s.io/networkpolicies',
+      'rbac.authorization.k8s.io/rolebindings',
+      '/secrets',
+    ]) {
+      expect(rules).toContain(`${kind}:get,list,watch,create,patch,update,delete`);
+    }
+    expect(rules).toContain(
+      'rbac.authorization.k8s.io/clusterroles:bind@profile-support,kubeflow-admin',
+    );
+  });
+
+  it('refuses bad values, naming them', async () => {
+    await expect(render({ replicaCount: 'two' })).rejects.toThrow(
+      /\/replicaCount': got string, want integer/,
+    );
+    await expect(render({ config: { reconcilers: { quota: {} } } })).rejects.toThrow(
+      /additional properties 'quota' not allowed/,
+    );
+    await expect(render({ leaderElection: { enabled: false } })).rejects.toThrow(
+      /replicaCount above 1 needs leaderElection\.enabled/,
+    );
+  });
+});
+
+describe('the chart on a real control plane', () => {
+  let env: ControlPlane | undefined;
+  let admin: KubeClient;
+  let controller: RunningController | undefined;
+
+  beforeAll(async () => {
+    env = await startControlPlane();
+    admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
+    await admin.create(resources.namespaces, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'kfx-system' },
+    });
+  });
+
+  afterAll(async () => {
+    await controller?.stop();
+    admin.close();
+    await env?.stop();
+  });
+
+  it('has every rendered object accepted by the API server (server-side dry run)', async () => {
+    for (const object of await render(ALL)) {
+      const ref = await admin.resolve(object.apiVersion ?? '', object.kind ?? '');
+      await admin.apply(ref, object, { fieldManager: 'helm', dryRun: true, force: true });
+    }
+  });
+
+  it('grants what the controller needs and no more', async () => {
+    if (!env) throw new Error('no control plane');
+    const objects = (await render(ALL)) as Rendered[];
+    for (const object of objects) {
+      if (
+        !['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(
+          object.kind ?? '',
+        )
+      )
+        continue;
+      const ref = await admin.resolve(object.apiVersion ?? '', object.kind ?? '');
+      await admin.apply(ref, object, { fieldManager: 'helm', force: true });
+    }
+    // Roles the bindings point at, with powers the controller itself does not have.
+    for (const name of ['profile-support', 'kubeflow-admin']) {
+      await admin.create(resources.clusterRoles, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name },
+        rules: [{ apiGroups: [''], resources: ['pods', 'pods/exec'], verbs: ['*'] }],
+      } as KubeObject);
+    }
+    const identity = env.userKubeconfig('system:serviceaccount:kfx-system:kfx-controller', [
+      'system:serviceaccounts',
+      'system:serviceaccounts:kfx-system',
+    ]);
+    controller = await startController({
+      config: mountedConfig(objects),
+      kubeconfig: identity.path,
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      leaderElect: true,
+      namespace: 'kfx-system',
+      logger: pino({ level: 'silent' }),
+    });
+    await admin.create(resources.profiles, {
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'Profile',
+      metadata: { name: 'team-rbac', labels: { 'quotas.statcan.gc.ca/requests.cpu': '3' } },
+      spec: { owner: { kind: 'User', name: 'owner@example.com' } },
+    } as KubeObject);
+    const condition = await waitFor(
+      async () => {
+        const profile = await admin.get<
+          KubeObject & {
+            status?: { conditions?: { type: string; reason?: string; message?: string }[] };
+          }
+        >(resources.profiles, 'team-rbac');
+        const found = profile.status?.conditions?.find((c) => c.type === 'KfxReconciled');
+        return found?.reason === 'Reconciled'
+          ? { done: true, value: found }
+          : { done: false, saw: JSON.stringify(found) };
+      },
+      { description: 'the Profile reconciled by the chart-RBAC controller', timeoutMs: 60_000 },
+    );
+    expect(condition.message).toBe(
+      'applied: namespace, quotas, limitrange, rbac, network-policies, proxy-config, templates',
+    );
+    const namespace = await admin.get<KubeObject>(resources.namespaces, 'team-rbac');
+    expect(namespace.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    const support = await admin.get<KubeObject & { roleRef?: { name?: string } }>(
+      resources.roleBindings,
+      'profile-support',
+      { namespace: 'team-rbac' },
+    );
+    expect(support.roleRef?.name).toBe('profile-support');
+    await admin.get(resources.secrets, 'owner', { namespace: 'team-rbac' });
+
+    // No more: the controller's identity cannot even list Pods.
+    const review = await controller.client.request<{ status?: { allowed?: boolean } }>(
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      {
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { verb: 'list', resource: 'pods' } },
+        },
+      },
+    );
+    expect(review.status?.allowed).toBe(false);
+  });
+});
