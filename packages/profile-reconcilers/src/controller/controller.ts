@@ -6,7 +6,6 @@ import {
   createInformer,
   EventRecorder,
   informersReady,
-  ownerKeys,
   resources,
   WorkQueue,
   type Check,
@@ -18,12 +17,12 @@ import {
 import type { Registry } from 'prom-client';
 import type { Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
-import { ownedChanged, profileChanged } from './event-filters.js';
 import { ControllerMetrics } from './metrics.js';
-import { objectId, OwnedKinds } from './owned-kinds.js';
+import { OwnedKinds } from './owned-kinds.js';
 import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
 import { StatusWriter } from './status-writer.js';
+import { namespaceSkeleton, profileWithoutManagedFields, wireTriggers } from './triggers.js';
 
 export interface ProfileControllerConfig {
   /** From `enableBuiltInReconcilers(...)`, plus any of your own. */
@@ -43,18 +42,6 @@ export interface ProfileControllerOptions {
   /** Where metrics go. Default: the client's registry. */
   registry?: Registry | undefined;
 }
-
-/** Keeps only what the namespace check reads. */
-const namespaceSkeleton = (ns: KubeObject): KubeObject => ({
-  apiVersion: ns.apiVersion,
-  kind: ns.kind,
-  metadata: {
-    name: ns.metadata?.name,
-    uid: ns.metadata?.uid,
-    resourceVersion: ns.metadata?.resourceVersion,
-    deletionTimestamp: ns.metadata?.deletionTimestamp,
-  },
-});
 
 export class ProfileController {
   readonly profiles: Informer<Profile>;
@@ -80,6 +67,7 @@ export class ProfileController {
     this.profiles = createInformer<Profile>(options.client, resources.profiles, {
       ...common,
       resyncMs: (options.config.resyncSeconds ?? 600) * 1000,
+      transform: profileWithoutManagedFields,
     });
     this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
       ...common,
@@ -105,7 +93,16 @@ export class ProfileController {
       registry: this.#registry,
     });
     this.#kinds = kinds;
-    this.#subscribe(kinds);
+    wireTriggers(
+      { profiles: this.profiles, namespaces: this.namespaces, kinds, echoes: this.#echoes },
+      {
+        enqueue: (name) => this.#queue?.add(name),
+        deleted: (name) => {
+          this.#metrics.setState(name, undefined);
+          this.#status?.forget(name);
+        },
+      },
+    );
     for (const informer of this.informers) informer.start();
     await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
     this.#logger.info(
@@ -175,52 +172,6 @@ export class ProfileController {
   /** Stops the caches. Stop leading first (abort the signal given to lead()). */
   async stop(): Promise<void> {
     await Promise.all(this.informers.map((informer) => informer.stop()));
-  }
-
-  #enqueue(name: string): void {
-    this.#queue?.add(name);
-  }
-
-  #subscribe(kinds: OwnedKinds): void {
-    this.profiles.on('add', (profile) => {
-      this.#enqueue(profile.metadata?.name ?? '');
-    });
-    this.profiles.on('update', (profile, old) => {
-      const name = profile.metadata?.name ?? '';
-      // Our own status write comes back as an update: nothing a reconciler reads changed.
-      if (this.#echoes.isEcho(`profile/${name}`, profile.metadata?.resourceVersion)) return;
-      if (profileChanged(profile, old)) this.#enqueue(name);
-    });
-    this.profiles.on('delete', (profile) => {
-      const name = profile.metadata?.name ?? '';
-      this.#metrics.setState(name, undefined);
-      this.#status?.forget(name);
-    });
-    const namespaceEvent = (ns: KubeObject) => {
-      const name = ns.metadata?.name ?? '';
-      if (this.profiles.store.get(name)) this.#enqueue(name);
-    };
-    this.namespaces.on('add', namespaceEvent);
-    this.namespaces.on('delete', namespaceEvent);
-    this.namespaces.on('update', (ns, old) => {
-      if (Boolean(ns.metadata?.deletionTimestamp) !== Boolean(old.metadata?.deletionTimestamp))
-        namespaceEvent(ns);
-    });
-    const owners = ownerKeys(resources.profiles);
-    const ownedEvent = (object: KubeObject) => {
-      for (const name of owners(object)) this.#enqueue(name);
-    };
-    for (const { informer, ref } of kinds.byKey.values()) {
-      const mine = (object: KubeObject) =>
-        this.#echoes.isEcho(objectId(ref, object), object.metadata?.resourceVersion);
-      informer.on('add', (object) => {
-        if (!mine(object)) ownedEvent(object);
-      });
-      informer.on('delete', ownedEvent);
-      informer.on('update', (object, old) => {
-        if (!mine(object) && ownedChanged(object, old)) ownedEvent(object);
-      });
-    }
   }
 }
 

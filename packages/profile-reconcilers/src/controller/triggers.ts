@@ -1,0 +1,81 @@
+// What makes a Profile's reconcile run: the Profile itself changing (or its resync), its
+// namespace appearing, going or starting to terminate, and any kfx-managed object it owns being
+// added, edited or deleted by someone else. The controller's own writes come back as watch
+// events too; those are recognised (echoes.ts) and skipped.
+import { ownerKeys, resources, type Informer, type KubeObject } from '@kfx/kube-runtime';
+import type { Profile } from '../profile.js';
+import type { Echoes } from './echoes.js';
+import { ownedChanged, profileChanged } from './event-filters.js';
+import { objectId, type OwnedKinds } from './owned-kinds.js';
+
+export interface TriggerSources {
+  profiles: Informer<Profile>;
+  namespaces: Informer<KubeObject>;
+  kinds: OwnedKinds;
+  echoes: Echoes;
+}
+
+export interface TriggerSinks {
+  enqueue: (profile: string) => void;
+  deleted: (profile: string) => void;
+}
+
+/** The namespace cache keeps only what the namespace check reads. */
+export const namespaceSkeleton = (ns: KubeObject): KubeObject => ({
+  apiVersion: ns.apiVersion,
+  kind: ns.kind,
+  metadata: {
+    name: ns.metadata?.name,
+    uid: ns.metadata?.uid,
+    resourceVersion: ns.metadata?.resourceVersion,
+    deletionTimestamp: ns.metadata?.deletionTimestamp,
+  },
+});
+
+/** Profiles are never applied, only read and status-patched: their managedFields are dead weight. */
+export const profileWithoutManagedFields = (profile: Profile): Profile => ({
+  ...profile,
+  metadata: { ...profile.metadata, managedFields: undefined },
+});
+
+export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void {
+  const { profiles, namespaces, kinds, echoes } = sources;
+  const nameOf = (object: KubeObject) => object.metadata?.name ?? '';
+  profiles.on('add', (profile) => {
+    sinks.enqueue(nameOf(profile));
+  });
+  profiles.on('update', (profile, old) => {
+    const name = nameOf(profile);
+    if (echoes.isEcho(`profile/${name}`, profile.metadata?.resourceVersion)) return;
+    if (profileChanged(profile, old)) sinks.enqueue(name);
+  });
+  profiles.on('delete', (profile) => {
+    sinks.deleted(nameOf(profile));
+  });
+
+  const namespaceEvent = (ns: KubeObject) => {
+    if (profiles.store.get(nameOf(ns))) sinks.enqueue(nameOf(ns));
+  };
+  namespaces.on('add', namespaceEvent);
+  namespaces.on('delete', namespaceEvent);
+  namespaces.on('update', (ns, old) => {
+    const terminating = Boolean(ns.metadata?.deletionTimestamp);
+    if (terminating !== Boolean(old.metadata?.deletionTimestamp)) namespaceEvent(ns);
+  });
+
+  const owners = ownerKeys(resources.profiles);
+  const ownedEvent = (object: KubeObject) => {
+    for (const name of owners(object)) sinks.enqueue(name);
+  };
+  for (const { informer, ref } of kinds.byKey.values()) {
+    const mine = (object: KubeObject) =>
+      echoes.isEcho(objectId(ref, object), object.metadata?.resourceVersion);
+    informer.on('add', (object) => {
+      if (!mine(object)) ownedEvent(object);
+    });
+    informer.on('delete', ownedEvent);
+    informer.on('update', (object, old) => {
+      if (!mine(object) && ownedChanged(object, old)) ownedEvent(object);
+    });
+  }
+}
