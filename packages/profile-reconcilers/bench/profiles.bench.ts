@@ -13,15 +13,18 @@
 // figures; the median ratio is the result. The controller is the built kfx-controller binary
 // (apps/controller/dist/main.js), without leader election so that every write counted is a
 // reconcile's.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { enableBuiltInReconcilers } from '@kfx/profile-reconcilers';
+import { readFileSync } from 'node:fs';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { freePort, startControlPlane } from '@kfx/testenv';
+import { startControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
+import {
+  controllerConfig,
+  startController,
+  stopAll,
+  type Controller,
+} from './controller-process.ts';
+import { cpu, cpuDelta } from './cpu.ts';
+import { inParallel, metricSum, profileBody, rawObjects, refOf, writeMethods } from './workload.ts';
 
 const N = Number(process.env.BENCH_PROFILES ?? 500);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -33,89 +36,6 @@ const RESYNC_MINUTES = Number(process.env.BENCH_RESYNC_MINUTES ?? 5);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function inParallel(count: number, width: number, task: (i: number) => Promise<unknown>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
-const profileBody = (name: string) => ({
-  apiVersion: 'kubeflow.org/v1',
-  kind: 'Profile',
-  metadata: { name },
-  spec: { owner: { kind: 'User', name: `${name}@example.com` } },
-});
-
-// The objects the controller makes, from the same reconcilers, marked like the controller's but
-// with another managed-by value so the controller's caches never hold them.
-const reconcilers = enableBuiltInReconcilers();
-function rawObjects(profile: KubeObject): KubeObject[] {
-  return reconcilers.flatMap((reconciler) =>
-    reconciler.desired(profile).objects.map((object) => ({
-      ...object,
-      metadata: {
-        ...object.metadata,
-        labels: {
-          'app.kubernetes.io/managed-by': 'bench-raw',
-          'kfx.dev/reconciler': reconciler.name,
-        },
-        ownerReferences: [
-          {
-            apiVersion: 'kubeflow.org/v1',
-            kind: 'Profile',
-            name: profile.metadata?.name ?? '',
-            uid: profile.metadata?.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-    })),
-  );
-}
-const refOf = (kind: string | undefined) =>
-  kind === 'ResourceQuota' ? resources.resourceQuotas : resources.limitRanges;
-
-const metricSum = (text: string, name: string, filter: (labels: string) => boolean = () => true) =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-    .filter((line) => filter(line.slice(name.length, line.lastIndexOf(' '))))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-const writeMethods = (labels: string) => /method="(POST|PUT|PATCH|DELETE)"/.test(labels);
-
-/** CPU seconds used so far by the processes whose command line mentions `needle`. */
-function cpuSeconds(needle: string): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return ticks / 100;
-}
-const ownCpu = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
-/** CPU seconds of the control plane, the controller and this driver. */
-function cpu(dir: string) {
-  return {
-    plane: cpuSeconds(dir),
-    controller: cpuSeconds('apps/controller/dist/main.js'),
-    driver: ownCpu(),
-  };
-}
-const cpuDelta = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>) =>
-  `CPU s: control plane ${(b.plane - a.plane).toFixed(1)}, controller ${(b.controller - a.controller).toFixed(1)}, driver ${(b.driver - a.driver).toFixed(1)}`;
-
 const logger = pino({ level: 'warn' });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 console.log(
@@ -123,47 +43,9 @@ console.log(
 );
 const env = await startControlPlane();
 const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger, timeoutMs: 120_000 });
-const binary = fileURLToPath(new URL('../../../apps/controller/dist/main.js', import.meta.url));
-const configFile = join(mkdtempSync(join(tmpdir(), 'kfx-bench-')), 'controller.yaml');
-writeFileSync(
-  configFile,
+const configFile = controllerConfig(
   `${WORKERS ? `workers: ${WORKERS}\n` : ''}resyncSeconds: ${RESYNC_SECONDS}\nlogLevel: warn\n`,
 );
-
-interface Controller {
-  pid: number;
-  metrics: () => Promise<string>;
-  stop: () => void;
-}
-
-/** The kfx-controller binary as clusters run it (one bundled file); resolves once ready. */
-async function startController(): Promise<Controller> {
-  const port = await freePort();
-  const args = ['--config', configFile, '--kubeconfig', env.kubeconfigPath];
-  // Extra node flags, e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
-  const prof = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(
-    process.execPath,
-    [...prof, binary, ...args, '--metrics-port', String(port), '--no-leader-elect'],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-    if (ready?.status === 200) break;
-    if (child.exitCode !== null) throw new Error(`kfx-controller exited with ${child.exitCode}`);
-    await sleep(100);
-  }
-  running.add(child);
-  return {
-    pid: child.pid ?? 0,
-    metrics: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
-    stop: () => {
-      child.kill('SIGTERM');
-      running.delete(child);
-    },
-  };
-}
-const running = new Set<ReturnType<typeof spawn>>();
 
 /** Creates the Profiles and their objects: POSTs, or server-side applies with `apply`. */
 async function rawLoop(prefix: string, apply = false): Promise<number> {
@@ -253,7 +135,7 @@ try {
     console.log(`round ${round + 1}:`);
     const post = await rawLoop(prefix('post', round));
     const apply = await rawLoop(prefix('apply', round), true);
-    const controller = await startController();
+    const controller = await startController(env.kubeconfigPath, configFile);
     const objects = await controllerRun(controller, prefix('ctl', round));
     ratios.push(objects / post);
     applyRatios.push(objects / apply);
@@ -304,7 +186,7 @@ try {
     `  controller peak RSS: ${mib('VmHWM')} MiB (target <= 150), at the end ${mib('VmRSS')} MiB`,
   );
 } finally {
-  for (const child of running) child.kill('SIGTERM');
+  stopAll();
   client.close();
   await env.stop();
 }
