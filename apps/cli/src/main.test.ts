@@ -1,18 +1,83 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 describe('kfx', () => {
-  it('lists the demo command in --help', async () => {
+  it('lists its commands and documents its exit codes in --help', async () => {
     const { stdout } = await run(process.execPath, [main, '--help']);
-    expect(stdout).toMatch(/demo\s+Run the kfx demo/);
+    expect(stdout).toMatch(/uat\s+Run acceptance-test suites/);
+    expect(stdout).toMatch(/demo \[options\]\s+Run the kfx demo/);
+    expect(stdout).toMatch(/completion <shell>/);
+    expect(stdout).toMatch(/Exit codes:\n {2}0 {4}success\n {2}1 {4}the test suite failed/);
   });
 
-  it('fails with a usage message on an unknown command', async () => {
-    await expect(run(process.execPath, [main, 'nope'])).rejects.toMatchObject({ code: 1 });
+  it('shows examples in the help of every uat command', async () => {
+    for (const command of [['uat'], ['uat', 'run'], ['uat', 'rbac'], ['completion']]) {
+      const { stdout } = await run(process.execPath, [main, ...command, '--help']);
+      expect(stdout, command.join(' ')).toMatch(/Examples:\n {2}\$ (kfx|source)/);
+    }
+  });
+
+  it('exits 2 on a usage error, which 1 (failed tests) must not be confused with', async () => {
+    await expect(run(process.execPath, [main, 'nope'])).rejects.toMatchObject({ code: 2 });
+    await expect(
+      run(process.execPath, [main, 'uat', 'run', '--output', 'xml']),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "option '-o, --output <format>' argument 'xml' is invalid",
+      ) as string,
+    });
+  });
+
+  it('prints the RBAC for a CI service account as YAML kubectl can apply', async () => {
+    const { stdout } = await run(process.execPath, [
+      main,
+      'uat',
+      'rbac',
+      '--service-account',
+      'ci:uat-runner',
+    ]);
+    const docs = parseAllDocuments(stdout).map(
+      (doc) => doc.toJS() as { kind: string; subjects?: unknown[] },
+    );
+    expect(docs.map((d) => d.kind)).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    expect(docs[1]?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'uat-runner', namespace: 'ci' },
+    ]);
+  });
+
+  it('prints a completion script, and refuses an unknown shell with exit 2', async () => {
+    const { stdout } = await run(process.execPath, [main, 'completion', 'bash']);
+    expect(stdout).toContain('complete -F _kfx_completion kfx');
+    await expect(run(process.execPath, [main, 'completion', 'fish'])).rejects.toMatchObject({
+      code: 2,
+      stderr: 'kfx: completion: "fish" is not a supported shell (bash, zsh)\n',
+    });
+  });
+
+  it('fails a run with a malformed env file before reading any kubeconfig', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-'));
+    const envFile = join(dir, 'params.env');
+    writeFileSync(
+      envFile,
+      '# proxy\nHTTPS_PROXY=http://proxy:3128\nHTTP_PROXY http://proxy:3128\n',
+    );
+    const failure = run(process.execPath, [main, 'uat', 'run', '--image', 'x', '--env', envFile], {
+      env: { ...process.env, KUBECONFIG: join(dir, 'no-kubeconfig') },
+    });
+    await expect(failure).rejects.toMatchObject({
+      code: 2,
+      stderr: `kfx: ${envFile}:3: expected KEY=VALUE, found "HTTP_PROXY http://proxy:3128"\n`,
+    });
+    rmSync(dir, { recursive: true });
   });
 });

@@ -1,4 +1,10 @@
-// Entry point of the `kfx` binary.
+// Entry point of the `kfx` binary: commands set process.exitCode; whatever they throw becomes a
+// one-line message and an exit code (see cli-exit.ts).
+import { exitCodeOf } from './cli-exit.js';
 import { buildProgram } from './program.js';
 
-await buildProgram().parseAsync(process.argv);
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = exitCodeOf(error, (text) => process.stderr.write(text));
+}

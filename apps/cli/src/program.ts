@@ -1,18 +1,32 @@
-// The `kfx` command tree. Each subcommand lives in its own module; this file only wires them.
+// The `kfx` command tree. Each subcommand lives in its own module; this file only wires them:
+// adding a command group is one `addCommand` line.
 import { Command } from 'commander';
+import { completionCommand } from './cli-completion.js';
+import { EXIT_CODES_HELP, throwInsteadOfExiting } from './cli-exit.js';
+import { addGlobalOptions } from './cli-kube.js';
+import { uatCommand } from './commands/uat.js';
 import { demoCommand } from './demo.js';
 
 export function buildProgram(): Command {
-  const program = new Command('kfx')
+  const program = addGlobalOptions(new Command('kfx'))
     .description('Make multi-tenant Kubeflow work in restricted environments.')
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
       `
 Examples:
+  $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest tests/" --artifacts out/
+  $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
   $ kfx demo                 run the local demo on an embedded control plane
-  $ kfx demo --help          what the demo shows`,
+  $ source <(kfx completion bash)
+
+Global options (--kubeconfig, --context, -n, --log-level) go before or after the command.
+
+${EXIT_CODES_HELP}`,
     );
+  program.addCommand(uatCommand());
   program.addCommand(demoCommand());
+  program.addCommand(completionCommand());
+  throwInsteadOfExiting(program);
   return program;
 }

@@ -34,11 +34,14 @@ export async function cleanUp(
   }
   const deadline = Date.now() + options.timeoutMs;
   let remaining = objects.filter((object) => !failed.has(object));
+  let lastSaw = '';
   while (remaining.length > 0 && Date.now() < deadline) {
     const present = await Promise.all(remaining.map((object) => stillThere(client, object)));
     remaining = remaining.filter((_, i) => present[i]);
     if (remaining.length === 0) break;
-    options.onSaw?.(`waiting for ${remaining.map(describeObject).join(', ')} to go`);
+    const saw = `waiting for ${remaining.map(describeObject).join(', ')} to go`;
+    if (saw !== lastSaw) options.onSaw?.(saw);
+    lastSaw = saw;
     await sleep(Math.min(500, Math.max(0, deadline - Date.now())));
   }
   const leftovers = [

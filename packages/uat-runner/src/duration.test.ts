@@ -21,6 +21,7 @@ describe('parseDuration', () => {
 
 describe('formatDuration', () => {
   it.each([
+    [12.4, '12ms'],
     [400, '0.4s'],
     [3000, '3s'],
     [12_400, '12s'],

@@ -21,8 +21,9 @@ export function parseDuration(text: string, what: string): number {
   );
 }
 
-/** `0.4s`, `12s`, `2m05s`, `1h`, `1h02m`. */
+/** `12ms`, `0.4s`, `12s`, `2m05s`, `1h`, `1h02m`. */
 export function formatDuration(ms: number): string {
+  if (ms < 100) return `${Math.round(ms)}ms`;
   if (ms < 10_000) return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')}s`;
   if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
   const totalSeconds = Math.round(ms / 1000);

@@ -57,7 +57,9 @@ export async function prepareNamespace(
         }
         return {
           done: false,
-          saw: `namespace ${name} is Active but has no service account ${serviceAccount} yet`,
+          saw: options.profile
+            ? `namespace ${name} is Active but has no service account ${serviceAccount} yet`
+            : `service account ${serviceAccount} does not exist in namespace ${name} (create it or pass --service-account)`,
         };
       }
       if (namespace)
@@ -82,7 +84,9 @@ export async function prepareNamespace(
       signal: options.signal,
       onSaw: options.onSaw,
       timeoutMessage: (saw) =>
-        `namespace ${name} was not ready within ${formatDuration(options.timeoutMs)} (--profile-timeout); last saw: ${saw}`,
+        options.timeoutMs === 0
+          ? `cannot run in namespace ${name}: ${saw}`
+          : `namespace ${name} was not ready within ${formatDuration(options.timeoutMs)} (--profile-timeout); last saw: ${saw}`,
     },
   );
 }

@@ -27,7 +27,7 @@ export function collectResults(
   const logFile = log.lines > 0 ? artifacts.path('log') : undefined;
   parts.push(`log: ${log.lines} lines${logFile ? ` in ${logFile}` : ''}`);
   if (log.error) {
-    parts.push(`log incomplete: ${log.error}`);
+    parts.push('the log is incomplete (see the warning)');
     reporter({
       type: 'warning',
       message: `the suite's log could not be read completely: ${log.error}`,

@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { completionScript } from './cli-completion.js';
+import { buildProgram } from './program.js';
+
+const bash = completionScript(buildProgram(), 'bash');
+
+/** What bash offers after typing `line` (the last word is the one being completed). */
+function complete(line: string): string[] {
+  const words = line.split(' ');
+  const script = `${bash}
+COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+COMP_CWORD=${words.length - 1}
+_kfx_completion kfx '${words.at(-1) ?? ''}' '${words.at(-2) ?? ''}'
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const out = execFileSync('bash', ['--norc', '-c', script], {
+    encoding: 'utf8',
+    cwd: import.meta.dirname,
+  });
+  return out.split('\n').filter(Boolean).sort();
+}
+
+describe('kfx completion bash', () => {
+  it('offers the commands of each level', () => {
+    expect(complete('kfx ')).toEqual(['completion', 'demo', 'uat']);
+    expect(complete('kfx uat ')).toEqual(['rbac', 'run']);
+    expect(complete('kfx uat r')).toEqual(['rbac', 'run']);
+  });
+
+  it('offers the options of the command being typed, global ones included', () => {
+    const options = complete('kfx uat run --');
+    expect(options).toEqual(
+      expect.arrayContaining(['--image', '--proxy-from-env', '--kubeconfig', '--help']),
+    );
+    expect(options).not.toContain('--user');
+    expect(complete('kfx uat run --pro')).toEqual([
+      '--profile',
+      '--profile-timeout',
+      '--proxy-from-env',
+    ]);
+  });
+
+  it("offers an option's choices, and skips option values when finding the command", () => {
+    expect(complete('kfx uat run --output ')).toEqual(['json', 'text']);
+    expect(complete('kfx -n uat uat ')).toEqual(['rbac', 'run']);
+    expect(complete('kfx --context run uat run --create-namespace a')).toEqual(['always', 'auto']);
+  });
+
+  it('completes file names for options that take a file', () => {
+    expect(complete('kfx uat run --env cli-completion.te')).toEqual(['cli-completion.test.ts']);
+  });
+});
+
+describe('kfx completion zsh', () => {
+  it('is the same completion, loaded through zsh bash emulation', () => {
+    const zsh = completionScript(buildProgram(), 'zsh');
+    expect(zsh.split('\n')[0]).toBe('autoload -U +X bashcompinit && bashcompinit');
+    expect(zsh).toContain('complete -F _kfx_completion kfx');
+  });
+});

@@ -1,0 +1,50 @@
+// Exit codes of every kfx command, in one place, so that `--help` documents what the code does.
+// 1 is kept for "the thing you ran found a problem" (a failing test suite); anything the CLI
+// itself could not do — bad flags included — is 2, so CI can tell the two apart.
+import { CommanderError, type Command } from 'commander';
+
+export const EXIT = {
+  ok: 0,
+  testsFailed: 1,
+  error: 2,
+  interrupted: 130,
+  terminated: 143,
+} as const;
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0    success
+  1    the test suite failed (its container exited non-zero)
+  2    infrastructure failure or bad input: usage errors, unreadable files, API errors,
+       timeouts, a pod that cannot start
+  130  interrupted by Ctrl-C (SIGINT), after cleaning up; 143 for SIGTERM`;
+
+/** An error whose message is the whole story: printed as `kfx: <message>`, exit code 2. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.error,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/**
+ * Makes commander throw instead of exiting, on the whole tree (subcommands added with
+ * `addCommand` inherit no settings), so that `exitCodeOf` decides every exit code.
+ */
+export function throwInsteadOfExiting(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) throwInsteadOfExiting(sub);
+}
+
+/** The exit code for something a command threw; prints it unless commander already did. */
+export function exitCodeOf(error: unknown, stderr: (text: string) => void): number {
+  if (error instanceof CommanderError) {
+    // Help and --version end with 0; every usage error with 2 (commander printed it).
+    return error.exitCode === 0 ? EXIT.ok : EXIT.error;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  stderr(`kfx: ${message}\n`);
+  return error instanceof CliError ? error.exitCode : EXIT.error;
+}

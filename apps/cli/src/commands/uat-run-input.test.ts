@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { runInputFrom, type RunFlags } from './uat-run-input.js';
+
+const flags: RunFlags = {
+  owner: 'test-kubeflow@email.com',
+  createNamespace: 'auto',
+  controllerWait: '10s',
+  profileTimeout: '2m',
+  editorClusterRole: 'edit',
+  image: 'uats:1',
+  timeout: '1h',
+  startTimeout: '5m',
+  cleanupTimeout: '2m',
+  output: 'text',
+};
+
+const files: Record<string, string> = {
+  'params.env': 'HTTPS_PROXY=http://file-proxy:3128\nSUITE=kfp\n',
+  'bad.env': '# proxy\nHTTPS_PROXY=http://proxy:3128\nnot a pair\n',
+  'job.yaml': 'apiVersion: v1\nkind: Pod\n',
+};
+const readFile = (path: string) => {
+  const text = files[path];
+  if (text === undefined) throw new Error('ENOENT: no such file');
+  return text;
+};
+
+describe('runInputFrom', () => {
+  it('turns flags into run options', () => {
+    const input = runInputFrom(
+      {
+        ...flags,
+        command: 'pytest -k "kfp and not gpu"',
+        podAnnotation: ['a=1', 'b=x=y'],
+        timeout: '90m',
+      },
+      {},
+      {},
+      readFile,
+    );
+    expect(input.command).toEqual(['pytest', '-k', 'kfp and not gpu']);
+    expect(input.podAnnotations).toEqual({ a: '1', b: 'x=y' });
+    expect(input.timeoutMs).toBe(5_400_000);
+    expect(input.env).toEqual({});
+    expect(input.namespace).toBeUndefined();
+  });
+
+  it("fills the env from the machine's proxy, the env file winning where both set a name", () => {
+    const input = runInputFrom(
+      { ...flags, env: 'params.env', proxyFromEnv: true },
+      {},
+      { HTTPS_PROXY: 'http://runner-proxy:8080', NO_PROXY: '.corp' },
+      readFile,
+    );
+    expect(input.env).toMatchObject({
+      HTTPS_PROXY: 'http://file-proxy:3128',
+      https_proxy: 'http://runner-proxy:8080',
+      SUITE: 'kfp',
+    });
+    expect(input.env?.NO_PROXY).toMatch(/^\.corp,localhost,127\.0\.0\.1,\.svc/);
+  });
+
+  it('names the file and line of a malformed env file', () => {
+    expect(() => runInputFrom({ ...flags, env: 'bad.env' }, {}, {}, readFile)).toThrow(
+      'bad.env:3: expected KEY=VALUE, found "not a pair"',
+    );
+  });
+
+  it('names the flag of every other mistake', () => {
+    const mistakes: [Partial<RunFlags>, string | RegExp][] = [
+      [{ env: 'missing.env' }, '--env: cannot read missing.env: ENOENT: no such file'],
+      [
+        { job: 'job.yaml' },
+        'job.yaml: expected kind Job with apiVersion batch/v1, found kind Pod apiVersion v1',
+      ],
+      [{ timeout: 'soon' }, '--timeout: "soon" is not a duration (examples: 90s, 5m, 1h30m)'],
+      [{ podAnnotation: ['novalue'] }, '--pod-annotation: expected KEY=VALUE, found "novalue"'],
+      [{ command: "pytest 'x" }, /--command: unterminated ' quote/],
+      [{ image: undefined }, 'nothing to run: give --image (and --command) or --job FILE'],
+    ];
+    for (const [change, message] of mistakes) {
+      expect(() => runInputFrom({ ...flags, ...change }, {}, {}, readFile)).toThrow(message);
+    }
+    expect(() =>
+      runInputFrom({ ...flags, profile: 'p' }, { namespace: 'ns' }, {}, readFile),
+    ).toThrow(/--profile and -n\/--namespace exclude each other/);
+  });
+});

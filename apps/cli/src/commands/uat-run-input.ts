@@ -1,0 +1,108 @@
+// `kfx uat run` flags → runUat options. Everything a flag or a file can get wrong is found here,
+// before the kubeconfig is read and long before anything exists in the cluster: a bad line in
+// the env file, a Job manifest that is not a Job, a duration that is not one.
+import { readFileSync } from 'node:fs';
+import {
+  parseDuration,
+  parseEnvFile,
+  proxyEnvFrom,
+  readJobManifest,
+  splitCommand,
+  type CreateNamespaceMode,
+  type UatRunOptions,
+} from '@kfx/uat-runner';
+import { CliError } from '../cli-exit.js';
+import type { GlobalOptions } from '../cli-kube.js';
+import type { OutputFormat } from '../cli-render.js';
+
+export interface RunFlags {
+  profile?: string | undefined;
+  owner: string;
+  createNamespace: CreateNamespaceMode;
+  controllerWait: string;
+  profileTimeout: string;
+  editorClusterRole: string;
+  env?: string | undefined;
+  proxyFromEnv?: boolean | undefined;
+  image?: string | undefined;
+  command?: string | undefined;
+  job?: string | undefined;
+  container?: string | undefined;
+  serviceAccount?: string | undefined;
+  filter?: string | undefined;
+  podAnnotation?: string[] | undefined;
+  junitFile?: string | undefined;
+  timeout: string;
+  startTimeout: string;
+  cleanupTimeout: string;
+  artifacts?: string | undefined;
+  keep?: boolean | undefined;
+  output: OutputFormat;
+}
+
+export type RunInput = Omit<UatRunOptions, 'client' | 'reporter' | 'signal' | 'logger'>;
+
+export function runInputFrom(
+  flags: RunFlags,
+  globals: Pick<GlobalOptions, 'namespace'>,
+  environment: NodeJS.ProcessEnv,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): RunInput {
+  if (flags.profile !== undefined && globals.namespace !== undefined) {
+    throw new CliError(
+      '--profile and -n/--namespace exclude each other: -n runs in an existing namespace without a Profile',
+    );
+  }
+  if (flags.image === undefined && flags.job === undefined) {
+    throw new CliError('nothing to run: give --image (and --command) or --job FILE');
+  }
+  const env = {
+    ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
+    ...(flags.env === undefined ? {} : parseEnvFile(read(flags.env, '--env', readFile), flags.env)),
+  };
+  return {
+    profile: flags.profile,
+    owner: flags.owner,
+    namespace: globals.namespace,
+    createNamespace: flags.createNamespace,
+    controllerWaitMs: parseDuration(flags.controllerWait, '--controller-wait'),
+    profileTimeoutMs: parseDuration(flags.profileTimeout, '--profile-timeout'),
+    editorClusterRole: flags.editorClusterRole,
+    env,
+    manifest:
+      flags.job === undefined
+        ? undefined
+        : readJobManifest(read(flags.job, '--job', readFile), flags.job),
+    manifestSource: flags.job,
+    image: flags.image,
+    command: flags.command === undefined ? undefined : splitCommand(flags.command),
+    container: flags.container,
+    serviceAccountName: flags.serviceAccount,
+    filter: flags.filter,
+    podAnnotations: annotations(flags.podAnnotation ?? []),
+    junitFile: flags.junitFile,
+    timeoutMs: parseDuration(flags.timeout, '--timeout'),
+    startTimeoutMs: parseDuration(flags.startTimeout, '--start-timeout'),
+    cleanupTimeoutMs: parseDuration(flags.cleanupTimeout, '--cleanup-timeout'),
+    artifactsDir: flags.artifacts,
+    keep: flags.keep === true,
+  };
+}
+
+function read(path: string, flag: string, readFile: (path: string) => string): string {
+  try {
+    return readFile(path);
+  } catch (error) {
+    throw new CliError(`${flag}: cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+function annotations(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`--pod-annotation: expected KEY=VALUE, found "${pair}"`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}

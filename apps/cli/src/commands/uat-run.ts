@@ -1,0 +1,145 @@
+// `kfx uat run`: the command CI calls. Flags are checked first, then the run is handed to
+// @kfx/uat-runner with a renderer for the chosen output and Ctrl-C/SIGTERM wired to clean-up.
+import { Command, Option } from 'commander';
+import { formatDuration, RUN_DEFAULTS, runUat } from '@kfx/uat-runner';
+import { EXIT_CODES_HELP } from '../cli-exit.js';
+import { cliLogger, globalOptions, kubeClient } from '../cli-kube.js';
+import { createRenderer, OUTPUT_FORMATS, stdoutOutput } from '../cli-render.js';
+import { abortOnSignals } from '../cli-signals.js';
+import { runInputFrom, type RunFlags } from './uat-run-input.js';
+
+const d = formatDuration;
+
+export function uatRunCommand(): Command {
+  return new Command('run')
+    .description(
+      'Run a test suite as a Job in a test Profile: stream its log, collect results, clean up.',
+    )
+    .optionsGroup('Test namespace:')
+    .option(
+      '--profile <name>',
+      `Profile to create, or reuse when it exists (default: ${RUN_DEFAULTS.profile})`,
+    )
+    .option('--owner <user>', 'owner of a Profile the run creates', RUN_DEFAULTS.owner)
+    .addOption(
+      new Option(
+        '--create-namespace <mode>',
+        'who makes the namespace when no profile controller does',
+      )
+        .choices(['auto', 'always', 'never'])
+        .default(RUN_DEFAULTS.createNamespace),
+    )
+    .option(
+      '--controller-wait <duration>',
+      'auto: how long a profile controller gets first',
+      d(RUN_DEFAULTS.controllerWaitMs),
+    )
+    .option(
+      '--profile-timeout <duration>',
+      'for the namespace to be ready',
+      d(RUN_DEFAULTS.profileTimeoutMs),
+    )
+    .option(
+      '--editor-cluster-role <name>',
+      "ClusterRole for the suite's service account in a namespace the runner makes",
+      RUN_DEFAULTS.editorClusterRole,
+    )
+    .optionsGroup('The suite:')
+    .option('--image <image>', "the suite's container image")
+    .option('--command <command>', 'its command, split like a shell would (no shell runs it)')
+    .option('--job <file>', 'a Job manifest to start from (YAML); the flags here override it')
+    .option(
+      '--container <name>',
+      'the container whose log and exit code count (default: the first)',
+    )
+    .option(
+      '--service-account <name>',
+      `service account of the pod (default: ${RUN_DEFAULTS.serviceAccountName})`,
+    )
+    .option('--filter <expr>', 'passed to the suite as -k EXPR (pytest keyword filter)')
+    .option('--pod-annotation <key=value>', 'annotation on the pod (repeatable)', collect)
+    .option(
+      '--junit-file <path>',
+      'a JUnit file the suite writes in its container; printed into the log when it ends',
+    )
+    .option('--env <file>', 'KEY=VALUE lines: a ConfigMap the suite reads with envFrom')
+    .option('--proxy-from-env', "add this machine's HTTP(S)_PROXY and NO_PROXY (both cases) to it")
+    .optionsGroup('Time limits:')
+    .option(
+      '--timeout <duration>',
+      'for the suite to finish, once its Job exists',
+      d(RUN_DEFAULTS.timeoutMs),
+    )
+    .option(
+      '--start-timeout <duration>',
+      "for the suite's container to start",
+      d(RUN_DEFAULTS.startTimeoutMs),
+    )
+    .option(
+      '--cleanup-timeout <duration>',
+      'for what the run created to be gone',
+      d(RUN_DEFAULTS.cleanupTimeoutMs),
+    )
+    .optionsGroup('Results:')
+    .option('--artifacts <dir>', 'write uat.log, junit.xml and summary.json here')
+    .option('--keep', 'leave the Profile, namespace, ConfigMap and Job in place for debugging')
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'text: steps with spinners on a terminal, timestamped lines in CI; json: one event per line',
+      )
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest -x tests/" \\
+      --env params.env --proxy-from-env --artifacts results/
+  $ kfx uat run --job uat-job.yaml --filter "kfp and not gpu" --timeout 90m
+  $ kfx uat run -n ci-tests --image uats:1.9 --junit-file /tmp/junit.xml \\
+      --command "pytest --junitxml=/tmp/junit.xml" --output json
+
+The namespace: the Profile's (created unless it exists; kept if it existed). Without a profile
+controller, --create-namespace auto makes the namespace and service account after
+--controller-wait. -n NAMESPACE runs in an existing namespace instead, without a Profile.
+
+JUnit: lines between "--- kfx:junit begin ---" and "--- kfx:junit end ---" in the suite's log
+become junit.xml; --junit-file prints the file between them when the suite ends.
+
+${EXIT_CODES_HELP}`,
+    )
+    .action(run);
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+async function run(this: Command): Promise<void> {
+  const flags = this.opts<RunFlags>();
+  const globals = globalOptions(this);
+  const input = runInputFrom(flags, globals, process.env);
+  const logger = cliLogger(globals);
+  const client = kubeClient(globals, logger);
+  const renderer = createRenderer(flags.output, stdoutOutput(), process.env);
+  const signals = abortOnSignals((text) => process.stderr.write(text));
+  try {
+    const result = await runUat({
+      ...input,
+      client,
+      logger,
+      signal: signals.signal,
+      reporter: (event) => {
+        renderer.event(event);
+      },
+    });
+    renderer.result(result);
+    process.exitCode = result.outcome === 'interrupted' ? signals.exitCode() : result.exitCode;
+  } finally {
+    renderer.close();
+    signals.dispose();
+    client.close();
+  }
+}

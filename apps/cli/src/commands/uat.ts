@@ -1,0 +1,18 @@
+// `kfx uat`: user-acceptance tests in the cluster.
+import { Command } from 'commander';
+import { uatRbacCommand } from './uat-rbac.js';
+import { uatRunCommand } from './uat-run.js';
+
+export function uatCommand(): Command {
+  return new Command('uat')
+    .description('Run acceptance-test suites inside the cluster from CI.')
+    .addCommand(uatRunCommand())
+    .addCommand(uatRbacCommand())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest tests/" --artifacts out/
+  $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -`,
+    );
+}
