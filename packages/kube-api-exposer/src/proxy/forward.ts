@@ -22,6 +22,9 @@ export interface ForwardDeps {
   idleClosed: WeakSet<object>;
 }
 
+/** Pooled upstream sockets already switched to no-delay (each is reused for many requests). */
+const noDelaySet = new WeakSet<object>();
+
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function hasBody(request: IncomingMessage): boolean {
@@ -93,7 +96,7 @@ export function forwardRequest(
   if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
     headers.push('Transfer-Encoding', 'chunked');
   const withBody = hasBody(request);
-  request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
+  if (withBody) request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
 
   const send = (retry: boolean) => {
     const upstream = https.request({
@@ -105,8 +108,11 @@ export function forwardRequest(
       setHost: false,
     });
     upstreamRequest = upstream;
-    upstream.on('socket', (socket) => {
-      socket.setNoDelay(true);
+    upstream.once('socket', (socket) => {
+      if (!noDelaySet.has(socket)) {
+        socket.setNoDelay(true);
+        noDelaySet.add(socket);
+      }
     });
     upstream.on('response', (upstreamResponse) => {
       if (response.destroyed) {
@@ -118,8 +124,9 @@ export function forwardRequest(
         upstreamResponse.statusMessage,
         responseHeadersFor(upstreamResponse.rawHeaders, upstreamResponse.headers),
       );
-      // Watch clients wait for the head before the first event arrives.
-      response.flushHeaders();
+      // Watch clients wait for the head before the first event arrives; other heads go out
+      // with the first chunk of the body, in one write.
+      if (kind === 'watch') response.flushHeaders();
       headSent();
       upstreamResponse.on('data', (chunk: Buffer) => (bytes += chunk.length));
       upstreamResponse.on('end', () => (upstreamDone = true));

@@ -1,0 +1,22 @@
+// The proxy under test, in a process of its own (as it runs in a Pod), so that the load
+// generator never shares its event loop. Access logs go to a file, as they cost in production.
+// Prints the URL once it serves; stops on SIGTERM.
+import { serve } from '@kfx/kube-api-exposer';
+import { pino } from 'pino';
+
+const { TLS_CERT, TLS_KEY, UPSTREAM, UPSTREAM_CA, ACCESS_LOG } = process.env;
+const exposer = await serve({
+  listen: '127.0.0.1:0',
+  tlsCert: TLS_CERT ?? '',
+  tlsKey: TLS_KEY ?? '',
+  upstream: UPSTREAM,
+  upstreamCa: UPSTREAM_CA,
+  metricsListen: 'none',
+  logger: pino(
+    { level: 'info' },
+    pino.destination({ dest: ACCESS_LOG ?? '/dev/null', sync: false }),
+  ),
+  stopOnSignals: ['SIGTERM'],
+});
+process.stdout.write(`${exposer.url}\n`);
+await exposer.closed;
