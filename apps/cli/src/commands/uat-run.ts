@@ -135,8 +135,10 @@ async function run(this: Command): Promise<void> {
         renderer.event(event);
       },
     });
+    // 130 after Ctrl-C, 143 after SIGTERM (summary.json says 130 for any interruption).
+    if (result.outcome === 'interrupted') result.exitCode = signals.exitCode();
     renderer.result(result);
-    process.exitCode = result.outcome === 'interrupted' ? signals.exitCode() : result.exitCode;
+    process.exitCode = result.exitCode;
   } finally {
     renderer.close();
     signals.dispose();
