@@ -170,6 +170,26 @@ describe('kfx uat run', () => {
     await client.delete(resources.namespaces, 'cli-pass');
   });
 
+  it('fails on a malformed env file with exit 2 before creating anything', async () => {
+    const envFile = join(dir, 'broken.env');
+    writeFileSync(envFile, 'HTTPS_PROXY=http://proxy:3128\nNO_PROXY=".svc\n');
+    const { code, stdout, stderr } = await kfx([
+      'uat',
+      'run',
+      '--profile',
+      'cli-badenv',
+      '--image',
+      'uats:1',
+      '--env',
+      envFile,
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`kfx: ${envFile}:2: unterminated " quote\n`);
+    expect(await exists(client.get(resources.profiles, 'cli-badenv'))).toBe(false);
+    expect(await exists(client.get(resources.namespaces, 'cli-badenv'))).toBe(false);
+  });
+
   it('exits 1 when the suite fails, with plain timestamped lines in CI, and cleans up', async () => {
     await suiteLog('cli-fail', ['test_kfp.py::test_pipeline FAILED']);
     const { code, stdout } = await kfx([
