@@ -12,12 +12,8 @@ import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
 import { rbacObjects } from './rbac.js';
 import { runUat } from './run.js';
 import type { UatRunOptions } from './run-options.js';
-import {
-  appendLog,
-  enableKwokLogs,
-  failAnnotatedPods,
-  type KwokLogs,
-} from './testing/kwok-workarounds.js';
+import { failAnnotatedPods } from './testing/kwok-failed-pods.js';
+import { appendLog, enableKwokLogs, type KwokLogs } from './testing/kwok-logs.js';
 
 let env: ControlPlane | undefined;
 let client: KubeClient;
