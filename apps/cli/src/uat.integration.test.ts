@@ -10,13 +10,13 @@ import { KubeClient, resources } from '@kfx/kube-runtime';
 import { KWOK_ANNOTATIONS, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { JUNIT_BEGIN, JUNIT_END } from '@kfx/uat-runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Test support that lives with the runner; see that file for why it exists.
+// Test support that lives with the runner; see those files for why it exists.
+import { failAnnotatedPods } from '../../../packages/uat-runner/src/testing/kwok-failed-pods.js';
 import {
   appendLog,
   enableKwokLogs,
-  failAnnotatedPods,
   type KwokLogs,
-} from '../../../packages/uat-runner/src/testing/kwok-workarounds.js';
+} from '../../../packages/uat-runner/src/testing/kwok-logs.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-uat-'));
