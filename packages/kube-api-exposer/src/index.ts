@@ -1,5 +1,6 @@
 export { checkPath, DEFAULT_ALLOWED_PREFIXES, type PathDecision } from './path-allow-list.js';
 export { EXPOSE_API_COMMANDS } from './commands/commands.js';
+export { runExposeApi, type CommandOutcome } from './commands/run.js';
 export {
   flagName,
   OptionsError,

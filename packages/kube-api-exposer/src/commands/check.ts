@@ -3,7 +3,9 @@
 // identity, and what it may do — with a diagnosis for the first step that fails.
 import { readFile } from 'node:fs/promises';
 import type https from 'node:https';
+import { dirname, resolve } from 'node:path';
 import { loadKubeConfig } from '@kfx/kube-runtime';
+import { parse } from 'yaml';
 import { z } from 'zod';
 import { checkApi, checkIdentity, checkPermissions, type Identity } from '../check/api-steps.js';
 import type { ApiTarget } from '../check/api-request.js';
@@ -150,6 +152,12 @@ async function gatherInputs(o: z.output<typeof schema>): Promise<Inputs> {
     }
     kubeconfigNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
     if (token === undefined) {
+      // client-node reads only `token-file`; kubectl's own key is `tokenFile`.
+      const tokenFile = await userTokenFile(o.kubeconfig, kc.getCurrentUser()?.name);
+      if (tokenFile !== undefined)
+        token = (await readText(tokenFile, `--kubeconfig ${o.kubeconfig}: tokenFile`)).trim();
+    }
+    if (token === undefined) {
       const request: https.RequestOptions = { headers: {} };
       await kc.applyToHTTPSOptions(request);
       const authorization = (request.headers as Record<string, unknown> | undefined)?.Authorization;
@@ -170,6 +178,18 @@ async function gatherInputs(o: z.output<typeof schema>): Promise<Inputs> {
   if (server === undefined)
     throw new Error('--server: give the address to check (or --kubeconfig)');
   return { server: new URL(server), ca, caSource, token, kubeconfigNamespace, early };
+}
+
+/** The `tokenFile` of a kubeconfig user, relative paths resolved against the kubeconfig. */
+async function userTokenFile(
+  kubeconfig: string,
+  user: string | undefined,
+): Promise<string | undefined> {
+  const config = parse(await readText(kubeconfig, '--kubeconfig')) as {
+    users?: { name?: string; user?: { tokenFile?: unknown } }[];
+  } | null;
+  const file = config?.users?.find((u) => u.name === user)?.user?.tokenFile;
+  return typeof file === 'string' && file !== '' ? resolve(dirname(kubeconfig), file) : undefined;
 }
 
 function formatReport(report: Omit<CheckReport, 'text'>): string {

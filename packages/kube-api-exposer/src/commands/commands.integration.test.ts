@@ -1,10 +1,12 @@
 // The kubeconfig, env and check subcommands against a real apiserver and a running proxy: what
 // a plugin author gets (a kubeconfig that works, variables an in-cluster client can use) and
 // what `check` says when TLS, the address or the token is wrong.
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime';
-import { freePort } from '@kfx/testenv';
+import { ensureBinaries, freePort } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -22,6 +24,7 @@ import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
 import { serve, type RunningExposer } from './serve.js';
 
+const run = promisify(execFile);
 let cluster: Cluster;
 let pki: ProxyPki;
 let exposer: RunningExposer;
@@ -110,9 +113,6 @@ describe('kfx expose-api kubeconfig', () => {
       logger: silent,
     });
     try {
-      await client
-        .create(resources.configMaps, { metadata: { name: 'x', namespace: 'team-a' } })
-        .catch(() => undefined);
       const list = await client.list(resources.configMaps, { namespace: 'team-a' });
       expect(Array.isArray(list.items)).toBe(true);
     } finally {
@@ -134,6 +134,47 @@ describe('kfx expose-api kubeconfig', () => {
     expect(lifetime).toBeGreaterThan(800_000);
     expect(lifetime).toBeLessThanOrEqual(900_000);
     expect(minted.warnings).toEqual([]);
+  });
+
+  it('can keep the token in a file that re-running the command refreshes under running clients', async () => {
+    const kubeconfigFile = join(cluster.dir, 'refreshing.kubeconfig');
+    const tokenFile = join(cluster.dir, 'refreshing.token');
+    const mint = () =>
+      mintKubeconfig({
+        serviceAccount: 'team-a/plugin',
+        server: exposer.url,
+        caFile: pki.caFile,
+        output: kubeconfigFile,
+        tokenFile,
+        client: cluster.admin,
+      });
+    await mint();
+    const config = parse(readFileSync(kubeconfigFile, 'utf8')) as {
+      users: { user: Record<string, string> }[];
+    };
+    expect(config.users[0]?.user).toEqual({ tokenFile });
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const first = readFileSync(tokenFile, 'utf8');
+    // kubectl (client-go) reads tokenFile, and again while it runs; so does check.
+    const kubectl = (await ensureBinaries(['kubectl'])).kubectl;
+    const whoami = async () =>
+      (
+        await run(kubectl, [
+          '--kubeconfig',
+          kubeconfigFile,
+          'auth',
+          'whoami',
+          '-o',
+          'jsonpath={.status.userInfo.username}',
+        ])
+      ).stdout;
+    expect(await whoami()).toBe('system:serviceaccount:team-a:plugin');
+    expect((await check({ kubeconfig: kubeconfigFile })).identity?.username).toBe(
+      'system:serviceaccount:team-a:plugin',
+    );
+    await mint();
+    expect(readFileSync(tokenFile, 'utf8')).not.toBe(first);
+    expect(await whoami()).toBe('system:serviceaccount:team-a:plugin');
   });
 
   it('says what to do when the service account, the Pod or the permission is missing', async () => {

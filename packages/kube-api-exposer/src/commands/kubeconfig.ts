@@ -1,6 +1,7 @@
 // `kfx expose-api kubeconfig`: a kubeconfig for the exposed address with a freshly minted,
 // short-lived, bound service-account token, for an interLink plugin or a person.
 import type { KubeClient } from '@kfx/kube-runtime';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { readCaPem } from '../token/ca-source.js';
 import { kubeconfigYaml, writePrivateFile } from '../token/kubeconfig-yaml.js';
@@ -99,6 +100,7 @@ const schema = z
       .default(3600),
     pod: objectName.optional(),
     output: z.string().min(1).optional(),
+    tokenFile: z.string().min(1).optional(),
     kubeconfig: z.string().optional(),
     context: z.string().optional(),
   })
@@ -140,7 +142,10 @@ export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<Mi
     const kubeconfig = kubeconfigYaml({
       server: opts.server,
       caPem,
-      token: token.token,
+      credential:
+        opts.tokenFile === undefined
+          ? { token: token.token }
+          : { tokenFile: resolve(opts.tokenFile) },
       namespace,
       name: `${name}@${namespace}`,
       clusterName: 'kfx-expose-api',
@@ -151,7 +156,10 @@ export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<Mi
         'no --ca-file or --ca-secret: the kubeconfig trusts only the system CAs, which will not know a cert-manager CA',
       );
     }
-    if (opts.output !== undefined) await writePrivateFile(opts.output, kubeconfig);
+    // The token first: a kubeconfig must never point at a token that is not there yet.
+    if (opts.tokenFile !== undefined)
+      await writePrivateFile(opts.tokenFile, token.token, '--token-file');
+    if (opts.output !== undefined) await writePrivateFile(opts.output, kubeconfig, '--output');
     return { kubeconfig, token, written: opts.output, warnings };
   } finally {
     owned?.close();

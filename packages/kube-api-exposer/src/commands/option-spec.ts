@@ -64,6 +64,9 @@ export function validateOptions<S extends z.ZodType>(
   if (result.success) return result.data;
   const given = (input ?? {}) as Record<string, unknown>;
   const problems = result.error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')} (the options are ${command.options.map((o) => o.name).join(', ')})`;
+    }
     const key = typeof issue.path[0] === 'string' ? issue.path[0] : undefined;
     const spec = command.options.find((o) => o.name === key);
     const name = spec ? flagName(spec) : (key ?? 'options');

@@ -128,9 +128,16 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   reloader.markLoaded(serving, options.upstream.ca);
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      reloader.stop();
+      pool.close();
+      reject(
+        new Error(`--listen ${options.host}:${options.port}: ${error.message}`, { cause: error }),
+      );
+    };
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

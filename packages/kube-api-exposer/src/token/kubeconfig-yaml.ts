@@ -9,7 +9,8 @@ export interface KubeconfigInput {
   server: string;
   /** PEM of the CA that signed the exposed address's certificate; omitted: system trust. */
   caPem: string | undefined;
-  token: string;
+  /** The token itself, or a file holding it (re-read by clients, so it can be refreshed). */
+  credential: { token: string } | { tokenFile: string };
   namespace: string;
   /** The user and context name, e.g. `slurm-plugin@kfx-system`. */
   name: string;
@@ -27,7 +28,15 @@ export function kubeconfigYaml(input: KubeconfigInput): string {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: input.clusterName, cluster }],
-      users: [{ name: input.name, user: { token: input.token } }],
+      users: [
+        {
+          name: input.name,
+          user:
+            'token' in input.credential
+              ? { token: input.credential.token }
+              : { tokenFile: input.credential.tokenFile },
+        },
+      ],
       contexts: [
         {
           name: input.name,
@@ -42,14 +51,14 @@ export function kubeconfigYaml(input: KubeconfigInput): string {
 }
 
 /** Writes a secret-bearing file readable by its owner only, replacing any previous one at once. */
-export async function writePrivateFile(path: string, content: string): Promise<void> {
+export async function writePrivateFile(path: string, content: string, flag: string): Promise<void> {
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, content, { mode: 0o600 });
     await chmod(temporary, 0o600);
     await rename(temporary, path);
   } catch (error) {
-    throw new Error(`--output ${path} cannot be written: ${(error as Error).message}`, {
+    throw new Error(`${flag} ${path} cannot be written: ${(error as Error).message}`, {
       cause: error,
     });
   }
