@@ -1,8 +1,8 @@
-// The kfx-controller binary as clusters run it (one bundled file, apps/controller/dist/main.js),
-// started for the benchmark without leader election, so that every write counted is a
-// reconcile's. Extra node flags come from BENCH_NODE_FLAGS (e.g. `--cpu-prof`).
+// The kfx-controller binary as clusters run it: the bundle (apps/controller/dist/main.js) with the
+// node flags of the image's ENTRYPOINT, started without leader election so that every write
+// counted is a reconcile's. Extra node flags come from BENCH_NODE_FLAGS (e.g. `--cpu-prof`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,18 @@ import { freePort } from '@kfx/testenv';
 
 const binary = fileURLToPath(new URL('../../../apps/controller/dist/main.js', import.meta.url));
 const running = new Set<ChildProcess>();
+
+/** The node flags of `ENTRYPOINT ["node", <flags>…, "/app/main.js"]` in the Dockerfile. */
+function imageNodeFlags(): string[] {
+  const dockerfile = readFileSync(
+    new URL('../../../apps/controller/Dockerfile', import.meta.url),
+    'utf8',
+  );
+  const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) throw new Error('apps/controller/Dockerfile has no ENTRYPOINT [...] line');
+  const words = JSON.parse(entrypoint) as string[];
+  return words.slice(1, -1);
+}
 
 export interface Controller {
   pid: number;
@@ -27,7 +39,10 @@ export function controllerConfig(yaml: string): string {
 /** Resolves once the controller's caches have synced (/readyz answers 200). */
 export async function startController(kubeconfig: string, config: string): Promise<Controller> {
   const port = await freePort();
-  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const flags = [
+    ...imageNodeFlags(),
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  ];
   const args = ['--config', config, '--kubeconfig', kubeconfig, '--metrics-port', String(port)];
   const child = spawn(process.execPath, [...flags, binary, ...args, '--no-leader-elect'], {
     stdio: ['ignore', 'inherit', 'inherit'],

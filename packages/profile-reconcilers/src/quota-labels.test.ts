@@ -63,10 +63,15 @@ describe('quota label validation', () => {
   });
 
   it('takes site aliases for resources whose names hold a slash', () => {
-    const result = quotaOverridesFromLabels({ 'q.example.org/amd': '1' }, 'q.example.org', {
-      aliases: { amd: 'requests.amd.com/gpu' },
-    });
+    const result = quotaOverridesFromLabels(
+      { 'q.example.org/amd': '1', 'q.example.org/jobs': '2.5' },
+      'q.example.org',
+      { aliases: { amd: 'requests.amd.com/gpu', jobs: 'count/jobs.batch' } },
+    );
     expect(result.hard).toEqual({ 'requests.amd.com/gpu': '1' });
+    expect(result.problems[0]?.reason).toBe(
+      '"2.5" is not a whole number, and count/jobs.batch counts objects',
+    );
   });
 
   it('ignores labels with other prefixes, including a prefix that merely starts the same', () => {

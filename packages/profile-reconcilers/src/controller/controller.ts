@@ -161,6 +161,7 @@ export class ProfileController {
     this.#queue = undefined;
     this.#status = undefined;
     this.#echoes.clear();
+    this.#metrics.clear();
   }
 
   /** Ready when every cache has synced and is watching. */

@@ -43,6 +43,12 @@ export class ControllerMetrics {
     this.#profiles.inc({ state });
   }
 
+  /** Forgets every Profile's state: a replica that stopped leading reports none. */
+  clear(): void {
+    this.#states.clear();
+    for (const state of STATES) this.#profiles.set({ state }, 0);
+  }
+
   wrote(kind: string, action: string): void {
     this.#writes.inc({ kind, action });
   }
