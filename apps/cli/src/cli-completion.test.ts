@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { completionScript } from './cli-completion.js';
 import { buildProgram } from './program.js';
@@ -51,10 +51,31 @@ describe('kfx completion bash', () => {
   });
 });
 
+const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
+
+/** What zsh's bash emulation hands back after `words` (zsh filters by prefix itself later). */
+function completeInZsh(words: string[]): string[] {
+  const zsh = completionScript(buildProgram(), 'zsh');
+  const script = `autoload -U compinit && compinit -u
+${zsh}
+COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+COMP_CWORD=${words.length - 1}
+_kfx_completion kfx '${words.at(-1) ?? ''}' '${words.at(-2) ?? ''}'
+print -rl -- "\${COMPREPLY[@]}"`;
+  const out = execFileSync('zsh', ['-fc', script], { encoding: 'utf8' });
+  return out.split('\n').filter(Boolean).sort();
+}
+
 describe('kfx completion zsh', () => {
   it('is the same completion, loaded through zsh bash emulation', () => {
     const zsh = completionScript(buildProgram(), 'zsh');
     expect(zsh.split('\n')[0]).toBe('autoload -U +X bashcompinit && bashcompinit');
     expect(zsh).toContain('complete -F _kfx_completion kfx');
+  });
+
+  it.skipIf(!hasZsh)('finds the same commands and choices when zsh runs it', () => {
+    expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['rbac', 'run']);
+    expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual(['rbac', 'run']);
+    expect(completeInZsh(['kfx', 'uat', 'run', '--output', ''])).toEqual(['json', 'text']);
   });
 });
