@@ -7,17 +7,10 @@ export { buildJob, readJobManifest, type BuiltJob, type JobInput } from './job-s
 export { assessRun, type RunState } from './job-status.js';
 export { junitCounts, type JunitCounts } from './junit.js';
 export { JUNIT_BEGIN, JUNIT_END, junitWrapperScript } from './junit-wrapper.js';
-export { DEFAULT_OWNER, DEFAULT_PROFILE, LABELS } from './names.js';
+export { LABELS } from './names.js';
 export type { CreateNamespaceMode } from './namespace.js';
 export { errorMessage, EXIT_CODES, UatError, UatInputError, type Outcome } from './outcome.js';
 export { IN_CLUSTER_NO_PROXY, proxyEnvFrom } from './proxy-env.js';
-export { runUat } from './run.js';
-export {
-  RUN_DEFAULTS,
-  type StepRecord,
-  type UatResult,
-  type UatRunOptions,
-} from './run-options.js';
 export {
   DEFAULT_RBAC_SUBJECT,
   parseServiceAccount,
@@ -26,3 +19,10 @@ export {
   type RbacOptions,
   type RbacSubject,
 } from './rbac.js';
+export { runUat } from './run.js';
+export {
+  RUN_DEFAULTS,
+  type StepRecord,
+  type UatResult,
+  type UatRunOptions,
+} from './run-options.js';

@@ -4,17 +4,18 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import type { Reporter, StepName, StepStatus } from './events.js';
 import type { JunitCounts } from './junit.js';
+import { DEFAULT_OWNER, DEFAULT_PROFILE, DEFAULT_SERVICE_ACCOUNT } from './names.js';
 import type { CreateNamespaceMode } from './namespace.js';
 import type { Outcome } from './outcome.js';
 
 export const RUN_DEFAULTS = {
-  profile: 'test-kubeflow',
-  owner: 'test-kubeflow@email.com',
+  profile: DEFAULT_PROFILE,
+  owner: DEFAULT_OWNER,
   createNamespace: 'auto' as CreateNamespaceMode,
   controllerWaitMs: 10_000,
   profileTimeoutMs: 120_000,
   editorClusterRole: 'edit',
-  serviceAccountName: 'default-editor',
+  serviceAccountName: DEFAULT_SERVICE_ACCOUNT,
   timeoutMs: 3_600_000,
   startTimeoutMs: 300_000,
   cleanupTimeoutMs: 120_000,

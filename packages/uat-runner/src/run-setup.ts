@@ -13,7 +13,7 @@ import { ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
 
-export interface RunState extends SuiteState {
+export interface RunContext extends SuiteState {
   created: CreatedObjects;
   built?: BuiltJob;
   profile?: { name: string; created: boolean };
@@ -45,7 +45,7 @@ export function checkInput(options: UatRunOptions, runId: string, namespace: str
 
 const hasEnv = (options: UatRunOptions) => Object.keys(options.env ?? {}).length > 0;
 
-export async function setUpAndRun(state: RunState, built: BuiltJob): Promise<Finished> {
+export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<Finished> {
   const { options, steps, namespace, created } = state;
   const { client, signal } = options;
   let profile: Profile | undefined;

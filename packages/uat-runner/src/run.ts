@@ -11,7 +11,7 @@ import { newRunId } from './names.js';
 import { errorMessage, EXIT_CODES, type Outcome } from './outcome.js';
 import { collectResults, type CollectedResults } from './results.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
-import { checkInput, setUpAndRun, type RunState } from './run-setup.js';
+import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
 import { Steps } from './steps.js';
 import { finishLog } from './suite.js';
 
@@ -23,7 +23,7 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   const namespace = options.namespace ?? options.profile ?? RUN_DEFAULTS.profile;
   const created = new CreatedObjects();
   const junit = new JunitCollector();
-  const state: RunState = { runId, namespace, created, junit, steps, reporter, options };
+  const state: RunContext = { runId, namespace, created, junit, steps, reporter, options };
   let outcome: Outcome;
   let reason: string;
   let artifacts = new Artifacts(undefined);
@@ -96,7 +96,7 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   return result;
 }
 
-async function cleanUpAfter(state: RunState): Promise<UatResult['cleanup']> {
+async function cleanUpAfter(state: RunContext): Promise<UatResult['cleanup']> {
   const { created, steps, options } = state;
   const objects = created.newestFirst();
   const names = objects.map(describeObject);
