@@ -1,15 +1,11 @@
 // `kfx expose-api check`: from the outside, the way a plugin will connect — TLS (does the CA
 // verify the certificate, does it name the address), the API behind the proxy, the token's
 // identity, and what it may do — with a diagnosis for the first step that fails.
-import { readFile } from 'node:fs/promises';
-import type https from 'node:https';
-import { dirname, resolve } from 'node:path';
-import { loadKubeConfig } from '@kfx/kube-runtime';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { checkApi, checkIdentity, checkPermissions, type Identity } from '../check/api-steps.js';
 import type { ApiTarget } from '../check/api-request.js';
 import type { RulesReviewStatus } from '../check/rules-table.js';
+import { gatherInputs } from '../check/inputs.js';
 import type { CheckStep } from '../check/step.js';
 import { probeTls } from '../check/tls-probe.js';
 import { readClaims } from '../check/token-hints.js';
@@ -108,88 +104,6 @@ export interface CheckReport {
   rules: RulesReviewStatus | undefined;
   /** The report for a person, one line per step. */
   text: string;
-}
-
-interface Inputs {
-  server: URL;
-  ca: string | undefined;
-  caSource: string;
-  token: string | undefined;
-  kubeconfigNamespace: string | undefined;
-  /** A step that failed before anything was sent (unusable kubeconfig user). */
-  early: CheckStep[];
-}
-
-async function readText(file: string, flag: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
-async function gatherInputs(o: z.output<typeof schema>): Promise<Inputs> {
-  let server = o.server;
-  let ca = o.caFile === undefined ? undefined : await readText(o.caFile, '--ca-file');
-  let caSource = o.caFile === undefined ? 'the system trust store' : `--ca-file ${o.caFile}`;
-  let token =
-    o.token ??
-    (o.tokenFile === undefined ? undefined : (await readText(o.tokenFile, '--token-file')).trim());
-  let kubeconfigNamespace: string | undefined;
-  const early: CheckStep[] = [];
-  if (o.kubeconfig !== undefined) {
-    const kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context });
-    const cluster = kc.getCurrentCluster();
-    server ??= cluster?.server;
-    if (ca === undefined && cluster?.caData) {
-      ca = Buffer.from(cluster.caData, 'base64').toString('utf8');
-      caSource = `the CA of --kubeconfig ${o.kubeconfig}`;
-    } else if (ca === undefined && cluster?.caFile) {
-      ca = await readText(cluster.caFile, `--kubeconfig ${o.kubeconfig}: certificate-authority`);
-      caSource = cluster.caFile;
-    }
-    kubeconfigNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-    if (token === undefined) {
-      // client-node reads only `token-file`; kubectl's own key is `tokenFile`.
-      const tokenFile = await userTokenFile(o.kubeconfig, kc.getCurrentUser()?.name);
-      if (tokenFile !== undefined)
-        token = (await readText(tokenFile, `--kubeconfig ${o.kubeconfig}: tokenFile`)).trim();
-    }
-    if (token === undefined) {
-      const request: https.RequestOptions = { headers: {} };
-      await kc.applyToHTTPSOptions(request);
-      const authorization = (request.headers as Record<string, unknown> | undefined)?.Authorization;
-      if (typeof authorization === 'string' && authorization.startsWith('Bearer ')) {
-        token = authorization.slice('Bearer '.length);
-      } else if (request.cert !== undefined) {
-        early.push({
-          name: 'identity',
-          ok: false,
-          summary: `the user of --kubeconfig ${o.kubeconfig} authenticates with a client certificate`,
-          details: [
-            'a proxy in between cannot forward client certificates: use a token (kfx expose-api kubeconfig)',
-          ],
-        });
-      }
-    }
-  }
-  if (server === undefined)
-    throw new Error('--server: give the address to check (or --kubeconfig)');
-  return { server: new URL(server), ca, caSource, token, kubeconfigNamespace, early };
-}
-
-/** The `tokenFile` of a kubeconfig user, relative paths resolved against the kubeconfig. */
-async function userTokenFile(
-  kubeconfig: string,
-  user: string | undefined,
-): Promise<string | undefined> {
-  const config = parse(await readText(kubeconfig, '--kubeconfig')) as {
-    users?: { name?: string; user?: { tokenFile?: unknown } }[];
-  } | null;
-  const file = config?.users?.find((u) => u.name === user)?.user?.tokenFile;
-  return typeof file === 'string' && file !== '' ? resolve(dirname(kubeconfig), file) : undefined;
 }
 
 function formatReport(report: Omit<CheckReport, 'text'>): string {

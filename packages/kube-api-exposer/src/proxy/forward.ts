@@ -80,11 +80,10 @@ export function forwardRequest(
 
   const decision = checkPath(url, deps.allowedPrefixes);
   if (!decision.allowed) {
+    const message = `${url.split('?')[0] ?? url} is not exposed: ${decision.reason}`;
+    failure = `refused by the proxy: ${message}`;
     request.resume();
-    sendStatus(response, {
-      code: 403,
-      message: `${url.split('?')[0] ?? url} is not exposed: ${decision.reason}`,
-    });
+    sendStatus(response, { code: 403, message });
     headSent();
     return;
   }

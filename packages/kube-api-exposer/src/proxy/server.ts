@@ -1,18 +1,19 @@
 // The exposer's HTTPS server: limits (header size, header arrival, idle time), the request and
 // upgrade paths, TLS reload, and a shutdown that lets short requests finish and then closes
 // long-lived streams, whose clients reconnect to another replica.
-import { readFile } from 'node:fs/promises';
 import https from 'node:https';
-import { isIP, type AddressInfo, type Socket } from 'node:net';
-import tls from 'node:tls';
+import type { AddressInfo, Socket } from 'node:net';
+import type tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { readText } from '../read-text.js';
 import { handleClientError, refuseConnect } from './client-errors.js';
 import { forwardRequest } from './forward.js';
 import { createProxyMetrics } from './metrics.js';
 import { TlsReloader, validatePair, type ServingPair } from './tls-reloader.js';
 import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
+import { probeUpstream } from './upstream-probe.js';
 import type { Upstream } from './upstream.js';
 
 export interface ProxyServerOptions {
@@ -175,16 +176,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   };
 }
 
-async function readText(file: string, flag: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
 /** Waits until no plain request is in flight (watches and upgrades do not count), or the grace ends. */
 async function requestsSettled(
   metrics: ReturnType<typeof createProxyMetrics>,
@@ -198,33 +189,4 @@ async function requestsSettled(
     if (value <= 0 || Date.now() >= until) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function probeUpstream(pool: UpstreamPool): Promise<{ ok: boolean; reasons: string[] }> {
-  return new Promise((resolve) => {
-    const target = pool.connectionOptions();
-    const host = target.hostname ?? '';
-    const servername = target.servername ?? (isIP(host) === 0 ? host : undefined);
-    const socket = tls.connect({
-      host,
-      port: Number(target.port ?? 443),
-      ...(target.ca === undefined ? {} : { ca: target.ca }),
-      ...(servername === undefined ? {} : { servername }),
-      ALPNProtocols: ['http/1.1'],
-      timeout: 2000,
-    });
-    const done = (ok: boolean, reason?: string) => {
-      socket.destroy();
-      resolve({ ok, reasons: reason === undefined ? [] : [reason] });
-    };
-    socket.once('secureConnect', () => {
-      done(true);
-    });
-    socket.once('timeout', () => {
-      done(false, `no TLS handshake with ${pool.url.origin} within 2 s`);
-    });
-    socket.once('error', (error: Error) => {
-      done(false, `upstream ${pool.url.origin}: ${error.message}`);
-    });
-  });
 }

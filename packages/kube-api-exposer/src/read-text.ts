@@ -1,0 +1,12 @@
+// Reads a file the user named, and says which option named it when that fails.
+import { readFile } from 'node:fs/promises';
+
+export async function readText(file: string, flag: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
