@@ -51,6 +51,13 @@ describe('option descriptions for the CLI', () => {
     expect(message).toContain('--tls-cert: expected a file');
     expect(message).toContain('--idle-timeout: expected at least 1 seconds, got 0');
     expect(message).toContain('--log-level:');
+    const both = await serve({
+      tlsCert: 'c',
+      tlsKey: 'k',
+      upstream: 'https://10.0.0.1',
+      kubeconfig: 'kc',
+    }).catch((e: unknown) => (e as Error).message);
+    expect(both).toContain('--kubeconfig: give --upstream or --kubeconfig, not both');
     const missing = await serve({} as Parameters<typeof serve>[0]).catch(
       (e: unknown) => (e as Error).message,
     );

@@ -128,29 +128,38 @@ export const serveCommand: CommandSpec = {
   ],
 };
 
-export const serveSchema = z.strictObject({
-  listen: listenAddress.prefault('0.0.0.0:8443'),
-  tlsCert: z.string().min(1, { message: 'expected a file' }),
-  tlsKey: z.string().min(1, { message: 'expected a file' }),
-  upstream: z.string().optional(),
-  upstreamCa: z.string().optional(),
-  kubeconfig: z.string().optional(),
-  context: z.string().optional(),
-  allowPath: z
-    .array(pathPrefix)
-    .min(1, { message: 'expected at least one prefix' })
-    .default([...DEFAULT_ALLOWED_PREFIXES]),
-  upgrades: z.boolean().default(true),
-  maxHeaderBytes: z
-    .number()
-    .int()
-    .min(1024, { message: 'expected at least 1024 bytes' })
-    .max(1_048_576, { message: 'expected at most 1048576 bytes' })
-    .default(32768),
-  headersTimeout: seconds(1, 3600).default(30),
-  idleTimeout: seconds(1, 86_400).default(600),
-  metricsListen: optionalListenAddress.prefault('0.0.0.0:9090'),
-  tlsReloadInterval: seconds(1, 3600).default(10),
-  shutdownGrace: seconds(0, 3600).default(10),
-  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-});
+export const serveSchema = z
+  .strictObject({
+    listen: listenAddress.prefault('0.0.0.0:8443'),
+    tlsCert: z.string().min(1, { message: 'expected a file' }),
+    tlsKey: z.string().min(1, { message: 'expected a file' }),
+    upstream: z.string().optional(),
+    upstreamCa: z.string().optional(),
+    kubeconfig: z.string().optional(),
+    context: z.string().optional(),
+    allowPath: z
+      .array(pathPrefix)
+      .min(1, { message: 'expected at least one prefix' })
+      .default([...DEFAULT_ALLOWED_PREFIXES]),
+    upgrades: z.boolean().default(true),
+    maxHeaderBytes: z
+      .number()
+      .int()
+      .min(1024, { message: 'expected at least 1024 bytes' })
+      .max(1_048_576, { message: 'expected at most 1048576 bytes' })
+      .default(32768),
+    headersTimeout: seconds(1, 3600).default(30),
+    idleTimeout: seconds(1, 86_400).default(600),
+    metricsListen: optionalListenAddress.prefault('0.0.0.0:9090'),
+    tlsReloadInterval: seconds(1, 3600).default(10),
+    shutdownGrace: seconds(0, 3600).default(10),
+    logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  })
+  .refine((o) => o.upstream === undefined || o.kubeconfig === undefined, {
+    message: 'give --upstream or --kubeconfig, not both',
+    path: ['kubeconfig'],
+  })
+  .refine((o) => o.context === undefined || o.kubeconfig !== undefined, {
+    message: 'a context of which kubeconfig? give --kubeconfig too',
+    path: ['context'],
+  });
