@@ -1,7 +1,8 @@
 // Benchmark: the proxy injector behind admission-core against the transport floor (TLS + HTTP,
-// fixed answer, no admission work) and against a no-op webhook on admission-core, side by side
-// in one run, over HTTP/1.1 and HTTP/2 with keep-alive, on the 3-container notebook Pod that
-// admission-core measures with. Prints figures and ratios; asserts nothing. `pnpm run bench`.
+// fixed answer, no admission work), a no-op webhook and admission-core's reference proxy handler,
+// side by side in one run, over HTTP/1.1 and HTTP/2 with keep-alive, on the 3-container notebook
+// Pod that admission-core measures with. Prints figures and ratios; asserts nothing.
+// `pnpm run bench`.
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
@@ -39,6 +40,12 @@ const contenders: Contender[] = [
     path: PATH,
     running: await startServer(own('webhook-server.ts'), { ...env, WEBHOOK: 'noop' }),
   },
+  // admission-core's reference handler: both cases of three variables appended to every container.
+  {
+    name: 'reference proxy',
+    path: '/mutate/proxy',
+    running: await startServer('kfx-server.ts', env),
+  },
   { name: 'proxy-injector', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
   {
     name: '  + Java, Node',
@@ -67,7 +74,7 @@ function patchOf(port: number): Promise<unknown[]> {
 }
 
 try {
-  const operations = (await patchOf(contenders[2]?.running.port ?? 0)).length;
+  const operations = (await patchOf(contenders[3]?.running.port ?? 0)).length;
   console.log(
     `AdmissionReview of ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB (a 3-container notebook Pod); ` +
       `the injector answers with a ${operations}-operation patch. ${options.concurrency} concurrent ` +
@@ -77,16 +84,17 @@ try {
   console.log(HEADER);
   const summary: string[] = [];
   for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
-    const [floor, noop, injector, extras] = await compare(contenders, protocol, {
+    const [floor, noop, reference, injector, extras] = await compare(contenders, protocol, {
       ...options,
       body,
       ca: certs.caCert,
     });
-    if (!floor || !noop || !injector || !extras) continue;
+    if (!floor || !noop || !reference || !injector || !extras) continue;
     const ratio = (m: typeof floor) => roundRatio(m, floor).toFixed(2);
     summary.push(
       `${protocol}: proxy-injector/floor throughput ${ratio(injector)}× ` +
-        `(no-op webhook ${ratio(noop)}×, with Java and Node extras ${ratio(extras)}×); ` +
+        `(no-op webhook ${ratio(noop)}×, reference proxy handler ${ratio(reference)}×, ` +
+        `with Java and Node extras ${ratio(extras)}×); ` +
         `proxy-injector/no-op webhook ${roundRatio(injector, noop).toFixed(2)}×; ` +
         `p99 at ${options.rate} req/s ${percentile(injector.open.latenciesMs, 99).toFixed(2)} ms`,
     );

@@ -67,8 +67,12 @@ export function createPvcRewriter(
           }
         : { namespace: { unknown: NO_API } };
       const outcome = rewriteClaim(request.object, rules, rewriteContext);
-      if (outcome.rewritten || outcome.warnings.length > 0) {
-        context.log.info(
+      // admission-core logs every admission (and the annotation records each rewrite), so the
+      // reason gets its own line at info only when something needs a look; context.log is made on
+      // first use, per request.
+      const level = outcome.warnings.length > 0 ? 'info' : 'debug';
+      if (log.isLevelEnabled(level)) {
+        context.log[level](
           { claim: objectRef(request), reason: outcome.reason, warnings: outcome.warnings },
           outcome.rewritten ? 'claim rewritten' : 'claim not rewritten',
         );
