@@ -7,16 +7,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeClient, resources } from '@kfx/kube-runtime';
-import { KWOK_ANNOTATIONS, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
-import { JUNIT_BEGIN, JUNIT_END } from '@kfx/uat-runner';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Test support that lives with the runner; see those files for why it exists.
-import { failAnnotatedPods } from '../../../packages/uat-runner/src/testing/kwok-failed-pods.js';
 import {
   appendLog,
-  enableKwokLogs,
-  type KwokLogs,
-} from '../../../packages/uat-runner/src/testing/kwok-logs.js';
+  KWOK_ANNOTATIONS,
+  serveLogsFromFile,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { JUNIT_BEGIN, JUNIT_END } from '@kfx/uat-runner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-uat-'));
@@ -24,19 +24,13 @@ const deadProxy = 'http://127.0.0.1:9';
 
 let env: ControlPlane | undefined;
 let client: KubeClient;
-let kwokLogs: KwokLogs | undefined;
-let failing: { stop(): Promise<void> } | undefined;
 
 beforeAll(async () => {
   env = await startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] });
   client = KubeClient.fromKubeConfig(env.kubeConfig);
-  kwokLogs = await enableKwokLogs(env);
-  failing = failAnnotatedPods(env);
 });
 
 afterAll(async () => {
-  await failing?.stop();
-  await kwokLogs?.stop();
   client.close();
   await env?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -84,7 +78,7 @@ async function suiteLog(namespace: string, lines: string[]): Promise<string> {
   const file = join(dir, `${namespace}.log`);
   writeFileSync(file, '');
   appendLog(file, ...lines);
-  await kwokLogs?.serveNamespace(namespace, file);
+  if (env) await serveLogsFromFile(env.kubeconfigPath, { namespace, file });
   return file;
 }
 

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { V1ConfigMap, V1Job } from '@kubernetes/client-node';
 import { KubeClient, resources, type ResourceRef } from '@kfx/kube-runtime';
 import { pino } from 'pino';
-import { KWOK_ANNOTATIONS, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  appendLog,
+  KWOK_ANNOTATIONS,
+  serveLogsFromFile,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from './events.js';
 import { readJobManifest } from './job-spec.js';
@@ -12,13 +19,9 @@ import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
 import { rbacObjects } from './rbac.js';
 import { runUat } from './run.js';
 import type { UatRunOptions } from './run-options.js';
-import { failAnnotatedPods } from './testing/kwok-failed-pods.js';
-import { appendLog, enableKwokLogs, type KwokLogs } from './testing/kwok-logs.js';
 
 let env: ControlPlane | undefined;
 let client: KubeClient;
-let kwokLogs: KwokLogs | undefined;
-let failing: { stop(): Promise<void> } | undefined;
 // The API server restart below makes watches fail on purpose; keep those warnings out.
 const quiet = pino({ level: 'error' });
 const dir = mkdtempSync(join(tmpdir(), 'kfx-uat-it-'));
@@ -26,13 +29,9 @@ const dir = mkdtempSync(join(tmpdir(), 'kfx-uat-it-'));
 beforeAll(async () => {
   env = await startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] });
   client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: quiet });
-  kwokLogs = await enableKwokLogs(env);
-  failing = failAnnotatedPods(env);
 });
 
 afterAll(async () => {
-  await failing?.stop();
-  await kwokLogs?.stop();
   client.close();
   await env?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -43,7 +42,7 @@ async function suiteFiles(namespace: string, lines: string[]) {
   const log = join(dir, `${namespace}.log`);
   writeFileSync(log, '');
   appendLog(log, ...lines);
-  await kwokLogs?.serveNamespace(namespace, log);
+  if (env) await serveLogsFromFile(env.kubeconfigPath, { namespace, file: log });
   return { log, artifacts: join(dir, `${namespace}-artifacts`) };
 }
 

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import http from 'node:http';
 import { createServer } from 'node:https';
@@ -7,7 +9,9 @@ import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
-import { applyManifests } from './objects.js';
+import { KWOK_ANNOTATIONS } from './kwok.js';
+import { appendLog, serveLogsFromFile } from './logs.js';
+import { applyManifests, kubectl } from './objects.js';
 import { registerWebhook } from './webhooks.js';
 import { waitFor } from './wait.js';
 
@@ -255,6 +259,54 @@ describe('a control plane with controller-manager, scheduler and kwok', () => {
       { description: 'Job hello to finish', timeoutMs: 60_000 },
     );
     expect(job).toBe('Complete');
+  });
+
+  it('fails a Job whose pod template asks kwok for exit code 3, and serves its log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-logs-'));
+    const file = join(dir, 'main.log');
+    appendLog(file, 'collected 2 items', '1 failed, 1 passed');
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: 'suite' } } });
+    const removeLogs = await serveLogsFromFile(env.kubeconfigPath, { namespace: 'suite', file });
+    const batch = env.kubeConfig.makeApiClient(BatchV1Api);
+    await batch.createNamespacedJob({
+      namespace: 'suite',
+      body: {
+        metadata: { name: 'failing' },
+        spec: {
+          backoffLimit: 0,
+          template: {
+            metadata: {
+              annotations: { [KWOK_ANNOTATIONS.exitCode]: '3', [KWOK_ANNOTATIONS.runFor]: '2s' },
+            },
+            spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'pytest' }] },
+          },
+        },
+      },
+    });
+    const pod = await waitFor(
+      async () => {
+        const pods = await core.listNamespacedPod({
+          namespace: 'suite',
+          labelSelector: 'job-name=failing',
+        });
+        const p = pods.items[0];
+        return p?.status?.phase === 'Failed'
+          ? { done: true, value: p }
+          : { done: false, saw: `phase ${p?.status?.phase}` };
+      },
+      { description: 'the Job pod to fail', timeoutMs: 60_000 },
+    );
+    expect(pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(3);
+    const log = await kubectl(env.kubeconfigPath, [
+      'logs',
+      '-n',
+      'suite',
+      pod.metadata?.name ?? '',
+    ]);
+    expect(log).toBe('collected 2 items\n1 failed, 1 passed\n');
+    await removeLogs();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('deletes a namespace and everything in it', async () => {

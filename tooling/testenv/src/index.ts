@@ -20,6 +20,7 @@ export {
   type OptionalComponent,
 } from './control-plane.js';
 export { KWOK_ANNOTATIONS } from './kwok.js';
+export { appendLog, criLine, serveLogsFromFile } from './logs.js';
 export { kubeconfigYaml, type KubeconfigInput } from './kubeconfig.js';
 export {
   applyManifests,

@@ -241,9 +241,10 @@ export function kwokStages(): object[] {
     podStage(
       'kfx-pod-failed',
       [notDeleting, phaseIs('Running'), ownedByJob, { key: exitCode, operator: 'Exists' }],
+      // `$`: inside the template's range over containers, `.` is a container.
       terminatedStatus(
         'Failed',
-        `{{ index .metadata.annotations "${KWOK_ANNOTATIONS.exitCode}" }}`,
+        `{{ index $.metadata.annotations "${KWOK_ANNOTATIONS.exitCode}" }}`,
         'Error',
       ),
       runFor,
@@ -286,6 +287,8 @@ export function kwokConfigYaml(settings: KwokSettings): string {
       nodePlayStageParallelism: 4,
       podsOnNodeSyncParallelism: 4,
       enableCRDs: ['Logs', 'ClusterLogs'],
+      // Serve pods/log (and exec/attach) like a kubelet; off by default in kwok.
+      enableDebuggingHandlers: true,
     },
   };
   return [configuration, ...kwokStages(), ...(settings.extra ?? [])]
