@@ -23,6 +23,7 @@ import {
   type ProxyPki,
 } from '../testing/fixtures.js';
 import { call, watch } from '../testing/https-client.js';
+import { openWebSocket } from '../testing/websocket.js';
 
 let cluster: Cluster;
 let pki: ProxyPki;
@@ -237,6 +238,38 @@ describe('streams free their resources', () => {
     socket.destroy();
     expect(String(line.error)).toContain('idle timeout');
     expect(Number(line.bytes)).toBeLessThan(25_000_000);
+  });
+});
+
+describe('shutdown', () => {
+  it('ends open watches and upgraded connections at once and refuses new connections', async () => {
+    // A grace far beyond the test's own timeout: closing must not wait for it with streams open.
+    const exposer = await startExposer({ shutdownGrace: 3600 });
+    const events = await watch(`${exposer.url}/api/v1/namespaces/team-a/configmaps?watch=true`, {
+      ca: pki.ca.cert,
+      token,
+    });
+    const { hostname, port } = new URL(exposer.url);
+    const ws = await openWebSocket(
+      hostname,
+      Number(port),
+      '/api/v1/namespaces/team-a/configmaps?watch=true',
+      {
+        ca: pki.ca.cert,
+        token,
+      },
+    );
+    expect(ws.head).toMatch(/^HTTP\/1\.1 101 /);
+    await exposer.close();
+    const ended = await (async () => {
+      for (;;) await events.next(5_000);
+    })().catch((error: unknown) => (error as Error).message);
+    expect(ended).toBe('the watch ended');
+    await expect(ws.nextMessage(5_000)).rejects.toThrow('the WebSocket closed');
+    const refused = await call(`${exposer.url}/version`, { ca: pki.ca.cert, token }).catch(
+      (e: unknown) => e,
+    );
+    expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
   });
 });
 
