@@ -2,9 +2,14 @@
 // what Kubeflow needs (the Istio ingress gateway, Knative, the kubeflow namespace, Prometheus)
 // and let out what workloads need (DNS, istiod, the cluster-local gateway, Kubeflow services,
 // optionally the API server and the internet minus private ranges). See the README for each.
+import type { KubeObject } from '@kfx/kube-runtime';
 
 /** A NetworkPolicy spec as JSON has it (client-node's model spells `from` as `_from`). */
 export type NetworkPolicySpecJson = Record<string, unknown>;
+
+export interface NetworkPolicyJson extends KubeObject {
+  spec: NetworkPolicySpecJson;
+}
 
 export interface PolicyDefinition {
   name: string;

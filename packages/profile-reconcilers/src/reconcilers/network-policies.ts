@@ -7,7 +7,11 @@ import { profileNamespace } from '../profile.js';
 import type { Problem } from '../reconciler.js';
 import { defineReconciler } from '../reconciler.js';
 import { dnsLabel, labelPrefix, objectName } from '../schemas.js';
-import { kubeflowNetworkPolicies, type PolicyDefinition } from './kubeflow-network-policies.js';
+import {
+  kubeflowNetworkPolicies,
+  type NetworkPolicyJson,
+  type PolicyDefinition,
+} from './kubeflow-network-policies.js';
 
 const namespaces = z
   .strictObject({
@@ -104,12 +108,13 @@ export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>
     const objects: KubeObject[] = [];
     for (const policy of definitions) {
       if (policy.optional && labels[`${config.labelPrefix}/${policy.name}`] !== 'true') continue;
-      objects.push({
+      const networkPolicy: NetworkPolicyJson = {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'NetworkPolicy',
         metadata: { name: policy.name, namespace: profileNamespace(profile) },
         spec: policy.spec,
-      } as KubeObject);
+      };
+      objects.push(networkPolicy);
     }
     return { objects, problems };
   },
