@@ -78,8 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
-  cluster.admin.close();
-  await cluster.env.stop();
+  await cluster.stop();
 });
 
 const failure = (promise: Promise<unknown>) =>

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { CertManagerObject } from '../manifests/certificates.js';
 import { renderManifests, type RenderManifestsOptions } from './manifests.js';
@@ -153,7 +153,11 @@ describe('renderManifests', () => {
   });
 
   it('writes a Helm chart directory', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'kfx-chart-')), 'chart');
+    const root = mkdtempSync(join(tmpdir(), 'kfx-exposer-chart-'));
+    onTestFinished(() => {
+      rmSync(root, { recursive: true, force: true });
+    });
+    const dir = join(root, 'chart');
     const { written } = await renderManifests({
       externalAddress: ['203.0.113.10'],
       format: 'helm',

@@ -2,7 +2,7 @@
 // under strict field validation (a misspelt field fails), and the Helm chart, rendered by the
 // real helm binary, yields exactly the objects of the YAML renderer for the same options.
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client.close();
   await env.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 interface Obj {

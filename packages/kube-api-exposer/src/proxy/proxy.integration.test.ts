@@ -106,8 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
-  cluster.admin.close();
-  await cluster.env.stop();
+  await cluster.stop();
 });
 
 const configMap = (name: string, data: Record<string, string> = {}) => ({

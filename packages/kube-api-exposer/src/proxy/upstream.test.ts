@@ -1,13 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { resolveUpstream } from './upstream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-upstream-'));
 const ca = createCertificateAuthority().cert;
 writeFileSync(join(dir, 'ca.crt'), ca);
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function kubeconfig(name: string, cluster: Record<string, unknown>): string {
   const file = join(dir, name);

@@ -2,7 +2,7 @@
 // (for expired tokens) and whose kwok node serves exec, a namespace with a service account that
 // may only read ConfigMaps, certificates for the proxy, and logs captured as JSON lines.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, type CertificateAuthority } from '@kfx/dev-certs';
@@ -24,6 +24,8 @@ export interface Cluster {
   /** The apiserver's CA, as a file (for --upstream-ca). */
   apiCaFile: string;
   dir: string;
+  /** Stops the control plane and removes the test's files. */
+  stop(): Promise<void>;
 }
 
 export async function startCluster(options: ControlPlaneOptions = {}): Promise<Cluster> {
@@ -41,7 +43,12 @@ export async function startCluster(options: ControlPlaneOptions = {}): Promise<C
   const apiCaFile = join(dir, 'apiserver-ca.crt');
   writeFileSync(apiCaFile, env.caCert);
   const admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
-  return { env, admin, testSigningKey: privateKey, apiCaFile, dir };
+  const stop = async () => {
+    admin.close();
+    await env.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { env, admin, testSigningKey: privateKey, apiCaFile, dir, stop };
 }
 
 /** kwok configuration so that `kubectl exec` reaches a local shell through the apiserver. */
