@@ -112,3 +112,30 @@ it('reconciles as the leader, reports health and metrics, and stops cleanly on S
   expect(await proc.exited).toBe(0);
   expect(await leaseHolder(client, 'kfx-system')).toBe('');
 });
+
+it('exits 1 naming the reconciler and the kind when a template makes a kind the server does not serve', async () => {
+  if (!env) throw new Error('no control plane');
+  const config = writeConfig(`reconcilers:
+  templates:
+    inline:
+      - name: authz.yaml
+        content: |
+          apiVersion: security.istio.io/v1
+          kind: AuthorizationPolicy
+          metadata:
+            name: owner
+`);
+  const proc = spawnController([
+    '--config',
+    config,
+    '--kubeconfig',
+    env.kubeconfigPath,
+    '--metrics-port',
+    '0',
+    '--no-leader-elect',
+  ]);
+  expect(await proc.exited).toBe(1);
+  expect(proc.output()).toContain(
+    'reconciler templates creates AuthorizationPolicy (security.istio.io/v1), which the API server does not serve',
+  );
+});
