@@ -113,6 +113,34 @@ describe('the kfx-webhook Helm chart', () => {
     );
   });
 
+  it('grants read access only for the caches the configuration uses, and mounts a token only then', async () => {
+    const bare = await template();
+    expect(bare.some((o) => o.kind === 'ClusterRole')).toBe(false);
+    expect(find(bare, 'ServiceAccount').automountServiceAccountToken).toBe(false);
+
+    const objects = await template(
+      'pvcRewriter.config.rules[0].accessModes[0]=ReadWriteMany',
+      'pvcRewriter.config.rules[0].storageClassName=nfs-client',
+      'pvcRewriter.config.rules[0].namespaceSelector.matchLabels.tier=shared',
+      'proxyInjector.config.httpProxy=http://proxy.corp:3128',
+      'proxyInjector.config.namespaceConfigMap=kfx-proxy',
+    );
+    const role = find(objects, 'ClusterRole') as Rendered & {
+      rules: { resources: string[]; verbs: string[] }[];
+    };
+    expect(role.rules.map((r) => r.resources[0]).sort()).toEqual([
+      'configmaps',
+      'namespaces',
+      'storageclasses',
+    ]);
+    expect(role.rules.every((r) => r.verbs.join() === 'list,watch')).toBe(true);
+    expect(find(objects, 'ServiceAccount').automountServiceAccountToken).toBe(true);
+    const applied = await dryRunApply(
+      objects.filter((o) => !o.apiVersion.startsWith('cert-manager.io/')),
+    );
+    expect(applied.code, applied.output).toBe(0);
+  });
+
   it('runs at least two non-root replicas on a read-only root filesystem, drained on termination', async () => {
     const deployment = find(await template(), 'Deployment') as Rendered & {
       spec: {
@@ -149,7 +177,7 @@ describe('the kfx-webhook Helm chart', () => {
       certFile: '/etc/kfx-webhook/tls/tls.crt',
       keyFile: '/etc/kfx-webhook/tls/tls.key',
     });
-    expect(config.sections.proxyInjector).toEqual({ httpProxy: 'http://proxy.corp:3128' });
+    expect(config.sections.proxyInjector).toMatchObject({ httpProxy: 'http://proxy.corp:3128' });
   });
 
   it('renders the webhook configuration renderWebhookConfiguration renders, with cert-manager injecting the CA', async () => {

@@ -1,8 +1,10 @@
 // kfx-webhook: the admission webhook clusters run (proxy-injector + pvc-rewriter). Reads its
 // configuration, serves until SIGTERM, then drains and exits.
 import { closeOnSignals, createAdmissionServer } from '@kfx/admission-core';
+import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { loadConfig } from './config.js';
 import { createWebhooks, HANDLERS } from './webhooks.js';
 
@@ -15,18 +17,51 @@ Serves the kfx mutating admission webhooks over HTTPS (HTTP/2 and HTTP/1.1):
 and Prometheus metrics at GET /metrics on a separate plain-HTTP port.
 
 Options:
-  --config FILE   YAML configuration (port, metricsPort, tls, logLevel, shutdownTimeoutMs,
-                  proxyInjector, pvcRewriter)
-  -h, --help      show this help
+  --config FILE       YAML configuration (port, metricsPort, tls, logLevel, shutdownTimeoutMs,
+                      proxyInjector, pvcRewriter)
+  --kubeconfig FILE   API access for the watched caches (StorageClasses, namespace labels,
+                      per-namespace proxy ConfigMaps); default: in-cluster, then KUBECONFIG,
+                      then ~/.kube/config. Without any, the handlers run without them.
+  --context NAME      kubeconfig context to use
+  -h, --help          show this help
+
+Example:
+  kfx-webhook --config /etc/kfx-webhook/config.yaml
 `;
+
+/** API access when some can be found; the handlers degrade without it (they say how). */
+function kubeClient(
+  options: { kubeconfig?: string | undefined; context?: string | undefined },
+  logger: Logger,
+  registry: Registry,
+): KubeClient | undefined {
+  try {
+    const kc = loadKubeConfig(options);
+    return KubeClient.fromKubeConfig(kc, { registry, logger, userAgent: 'kfx-webhook' });
+  } catch (error) {
+    if (options.kubeconfig !== undefined || options.context !== undefined) throw error;
+    logger.warn({ err: error }, 'no API access: webhooks run without their watched caches');
+    return undefined;
+  }
+}
 
 /** Resolves with an exit code when there is nothing to serve, or once serving has begun. */
 async function main(args: string[]): Promise<number | undefined> {
-  let values: { config?: string | undefined; help?: boolean | undefined };
+  let values: {
+    config?: string | undefined;
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    help?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
       args,
-      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        config: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -49,8 +84,17 @@ async function main(args: string[]): Promise<number | undefined> {
     return 1;
   }
   const logger = pino({ name: 'kfx-webhook', level: config.logLevel });
+  const registry = new Registry();
+  let client: KubeClient | undefined;
+  try {
+    client = kubeClient(values, logger, registry);
+  } catch (error) {
+    process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
+    return 1;
+  }
   const server = createAdmissionServer({
-    webhooks: createWebhooks(config.sections, HANDLERS, { logger }),
+    webhooks: createWebhooks(config.sections, HANDLERS, { logger, client }),
+    registry,
     tls: config.tls,
     port: config.port,
     metricsPort: config.metricsPort,
@@ -64,7 +108,15 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`kfx-webhook: cannot start: ${(error as Error).message}\n`);
     return 1;
   }
-  closeOnSignals(server, { logger });
+  closeOnSignals(
+    {
+      close: async () => {
+        await server.close();
+        client?.close();
+      },
+    },
+    { logger },
+  );
   return undefined;
 }
 

@@ -9,7 +9,7 @@ const logger = pino({ level: 'silent' });
 const tls = { certFile: '/c', keyFile: '/k' };
 
 describe('createWebhooks', () => {
-  it('mounts proxy-injector and pvc-rewriter, admitting unchanged until their packages are mounted', async () => {
+  it('mounts proxy-injector and pvc-rewriter, admitting unchanged when their section is absent', async () => {
     const webhooks = createWebhooks(parseConfig({ tls }, HANDLERS).sections, HANDLERS, { logger });
     expect(webhooks.map((w) => w.path)).toEqual(['/mutate/proxy-injector', '/mutate/pvc-rewriter']);
     for (const webhook of webhooks) {
@@ -29,6 +29,50 @@ describe('createWebhooks', () => {
         allowed: true,
       });
     }
+  });
+
+  it('injects the proxy variables of the proxyInjector section into a Pod', async () => {
+    const config = parseConfig(
+      {
+        tls,
+        proxyInjector: {
+          httpProxy: 'http://proxy.corp:3128',
+          httpsProxy: 'http://proxy.corp:3128',
+        },
+      },
+      HANDLERS,
+    );
+    const [injector] = createWebhooks(config.sections, HANDLERS, { logger });
+    if (!injector) throw new Error('no proxy-injector webhook');
+    const body = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: '3',
+        kind: { group: '', version: 'v1', kind: 'Pod' },
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        operation: 'CREATE',
+        namespace: 'team-a',
+        object: {
+          metadata: { name: 'p', namespace: 'team-a' },
+          spec: { containers: [{ name: 'main', image: 'python' }] },
+        },
+      },
+    });
+    const { review } = await reviewAdmission(injector, body);
+    const patch = JSON.parse(Buffer.from(review.response.patch ?? '', 'base64').toString()) as {
+      path: string;
+      value: { name: string; value: string } | { name: string; value: string }[];
+    }[];
+    const env = patch.flatMap((op) => op.value);
+    expect(env).toContainEqual({ name: 'HTTPS_PROXY', value: 'http://proxy.corp:3128' });
+    expect(env).toContainEqual({ name: 'http_proxy', value: 'http://proxy.corp:3128' });
+  });
+
+  it('names a bad key of a handler section with its full path', () => {
+    expect(() =>
+      parseConfig({ tls, pvcRewriter: { rules: [{ accessModes: ['ReadWriteMany'] }] } }, HANDLERS),
+    ).toThrow('pvcRewriter.rules[0].storageClassName');
   });
 
   it('gives a handler factory its parsed section, so a handler is one entry in the list', async () => {

@@ -2,11 +2,26 @@
 // brings the schema of its section and builds its admission-core webhook from the parsed values,
 // so mounting a handler is one entry in HANDLERS.
 import { defineMutatingWebhook, type Webhook } from '@kfx/admission-core';
+import type { KubeClient } from '@kfx/kube-runtime';
+import {
+  createProxyInjector,
+  PROXY_INJECTOR_NAME,
+  proxyInjectorConfigSchema,
+  type ProxyInjectorConfig,
+} from '@kfx/proxy-injector';
+import {
+  createPvcRewriter,
+  PVC_REWRITER_NAME,
+  pvcRewriterConfigSchema,
+  type PvcRewriterConfig,
+} from '@kfx/pvc-rewriter';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 export interface HandlerContext {
   logger: Logger;
+  /** API access for the handlers' watched caches; absent outside a cluster without a kubeconfig. */
+  client?: KubeClient | undefined;
 }
 
 export interface HandlerFactory<C = unknown> {
@@ -19,70 +34,42 @@ export interface HandlerFactory<C = unknown> {
 }
 
 /**
- * A route that admits everything unchanged, for a handler its package provides but this app does
- * not mount yet: the cluster's webhook configuration already points at the path, and a 404 there
- * would fail Pod creation. The section is checked for the keys the architecture documents; the
- * package's own schema takes over when its handler is mounted.
+ * A route that admits everything unchanged, for a section the file leaves out: the cluster's
+ * webhook configuration may still point at the path, and a 404 there would fail every Pod or
+ * claim creation.
  */
-function passThrough<C>(section: string, name: string, schema: z.ZodType<C>): HandlerFactory<C> {
-  return {
-    section,
-    schema,
-    create: () =>
-      defineMutatingWebhook({
-        name,
-        path: `/mutate/${name}`,
-        failureMode: 'admit',
-        mutate: () => ({ allowed: true }),
-      }),
-  };
+function disabled(name: string, section: string, logger: Logger): Webhook {
+  logger.info(
+    { webhook: name },
+    `no ${section} section in the configuration: /mutate/${name} admits everything unchanged`,
+  );
+  return defineMutatingWebhook({
+    name,
+    path: `/mutate/${name}`,
+    failureMode: 'admit',
+    mutate: () => ({ allowed: true }),
+  });
 }
 
-function typed(expected: string) {
-  return (issue: { input?: unknown }) =>
-    issue.input === undefined ? 'Required' : `expected ${expected}`;
-}
+const proxyInjector: HandlerFactory<ProxyInjectorConfig> = {
+  section: 'proxyInjector',
+  schema: proxyInjectorConfigSchema,
+  create: (config, { logger, client }) =>
+    config
+      ? createProxyInjector(config, { logger, client })
+      : disabled(PROXY_INJECTOR_NAME, 'proxyInjector', logger),
+};
 
-const proxyUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
-const text = (expected: string) =>
-  z.string({ error: typed(expected) }).min(1, { error: `expected ${expected}` });
+const pvcRewriter: HandlerFactory<PvcRewriterConfig> = {
+  section: 'pvcRewriter',
+  schema: pvcRewriterConfigSchema,
+  create: (config, { logger, client }) =>
+    config
+      ? createPvcRewriter(config, { logger, client })
+      : disabled(PVC_REWRITER_NAME, 'pvcRewriter', logger),
+};
 
-// @kfx/proxy-injector provides this handler (Pods get HTTP(S)_PROXY and NO_PROXY).
-const proxyInjectorSection = z.looseObject({
-  httpProxy: proxyUrl.optional(),
-  httpsProxy: proxyUrl.optional(),
-  noProxy: z.array(text('a host, domain or CIDR'), { error: typed('a list') }).optional(),
-});
-
-const ACCESS_MODES = [
-  'ReadWriteOnce',
-  'ReadOnlyMany',
-  'ReadWriteMany',
-  'ReadWriteOncePod',
-] as const;
-
-// @kfx/pvc-rewriter provides this handler (ReadWriteMany claims get another StorageClass).
-const pvcRewriterSection = z.looseObject({
-  rules: z
-    .array(
-      z.looseObject({
-        accessModes: z
-          .array(z.enum(ACCESS_MODES, { error: `expected one of ${ACCESS_MODES.join(', ')}` }), {
-            error: typed('a list of access modes'),
-          })
-          .min(1, { error: 'expected at least one access mode' }),
-        fromStorageClassNames: z.array(z.string(), { error: typed('a list') }).optional(),
-        storageClassName: text('a StorageClass name'),
-      }),
-      { error: typed('a list of rules') },
-    )
-    .optional(),
-});
-
-export const HANDLERS: readonly HandlerFactory[] = [
-  passThrough('proxyInjector', 'proxy-injector', proxyInjectorSection),
-  passThrough('pvcRewriter', 'pvc-rewriter', pvcRewriterSection),
-];
+export const HANDLERS: readonly HandlerFactory[] = [proxyInjector, pvcRewriter];
 
 /** The webhooks to serve, one per handler, built from their sections of the configuration. */
 export function createWebhooks(

@@ -40,6 +40,31 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $config := dict "port" .Values.port "metricsPort" .Values.metricsPort "logLevel" .Values.logLevel "shutdownTimeoutMs" .Values.shutdownTimeoutMs -}}
 {{- $_ := set $config "tls" (dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key") -}}
 {{- if .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
-{{- if .Values.pvcRewriter.config }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}
+{{- if .Values.pvcRewriter.config.rules }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}
 {{- toYaml $config -}}
+{{- end -}}
+
+{{/*
+What the webhook reads from the API, as ClusterRole rules (YAML list; empty when nothing):
+StorageClasses for pvc-rewriter's missing-class warning, Namespaces when a rule selects by
+namespace labels, ConfigMaps when proxy-injector takes per-namespace overrides from one.
+*/}}
+{{- define "kfx-webhook.apiRules" -}}
+{{- if and .Values.pvcRewriter.enabled .Values.pvcRewriter.config.rules }}
+- apiGroups: ["storage.k8s.io"]
+  resources: ["storageclasses"]
+  verbs: ["list", "watch"]
+{{- $selects := false }}
+{{- range .Values.pvcRewriter.config.rules }}{{ if .namespaceSelector }}{{ $selects = true }}{{ end }}{{ end }}
+{{- if $selects }}
+- apiGroups: [""]
+  resources: ["namespaces"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- end }}
+{{- if and .Values.proxyInjector.enabled .Values.proxyInjector.config.namespaceConfigMap }}
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- end -}}
