@@ -13,7 +13,8 @@ export const EXIT = {
 
 export const EXIT_CODES_HELP = `Exit codes:
   0    success
-  1    the test suite failed (its container exited non-zero)
+  1    what the command ran found a problem: the test suite failed (its container exited
+       non-zero), or expose-api check found a fault
   2    infrastructure failure or bad input: usage errors, unreadable files, API errors,
        timeouts, a pod that cannot start
   130  interrupted by Ctrl-C (SIGINT), after cleaning up; 143 for SIGTERM`;

@@ -3,6 +3,12 @@
 import { exitCodeOf } from './cli-exit.js';
 import { buildProgram } from './program.js';
 
+// `kfx ... | head` closes the pipe early: that is the reader's choice, not an error to crash on.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {

@@ -4,7 +4,10 @@ import { Command } from 'commander';
 import { completionCommand } from './cli-completion.js';
 import { EXIT_CODES_HELP, throwInsteadOfExiting } from './cli-exit.js';
 import { addGlobalOptions } from './cli-kube.js';
+import { exposeApiCommand } from './commands/expose-api.js';
+import { previewCommand } from './commands/preview.js';
 import { uatCommand } from './commands/uat.js';
+import { webhookCommand } from './commands/webhook-manifests.js';
 import { demoCommand } from './demo.js';
 
 export function buildProgram(): Command {
@@ -17,6 +20,9 @@ export function buildProgram(): Command {
 Examples:
   $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest tests/" --artifacts out/
   $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
+  $ kfx expose-api manifests --external-address 203.0.113.10 | kubectl apply -f -
+  $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving
+  $ kfx preview pod.yaml --http-proxy http://proxy.corp:3128
   $ kfx demo                 run the local demo on an embedded control plane
   $ source <(kfx completion bash)
 
@@ -25,6 +31,9 @@ Global options (--kubeconfig, --context, -n, --log-level) go before or after the
 ${EXIT_CODES_HELP}`,
     );
   program.addCommand(uatCommand());
+  program.addCommand(exposeApiCommand());
+  program.addCommand(webhookCommand());
+  program.addCommand(previewCommand());
   program.addCommand(demoCommand());
   program.addCommand(completionCommand());
   throwInsteadOfExiting(program);

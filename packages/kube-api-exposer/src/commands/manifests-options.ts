@@ -8,7 +8,8 @@ import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import { validateOptions, type CommandSpec } from './option-spec.js';
 import { goDuration, goDurationSeconds, labelName, pathPrefix } from './values.js';
 
-export const DEFAULT_IMAGE = `ghcr.io/kfx-dev/kfx:${packageJson.version}`;
+// The kfx CLI image (`npm run images` builds kfx/cli); its entrypoint is the kfx CLI.
+export const DEFAULT_IMAGE = `kfx/cli:${packageJson.version}`;
 
 export const manifestsCommand: CommandSpec = {
   name: 'manifests',

@@ -131,8 +131,6 @@ spec:
       containers:
         - name: proxy
           image: {{ .Values.image }}
-          command:
-            - kfx
           args:
             - expose-api
             - serve

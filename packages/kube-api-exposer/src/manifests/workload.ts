@@ -74,7 +74,6 @@ export function deployment(s: ManifestSettings): V1Deployment {
             {
               name: 'proxy',
               image: s.image,
-              command: ['kfx'],
               args: serveArgs(s),
               ports: [
                 { name: 'https', containerPort: CONTAINER_PORT, protocol: 'TCP' },

@@ -1,0 +1,185 @@
+// `kfx preview FILE...`: what kfx-webhook would change, offline. Pods and workloads (their pod
+// templates) go through proxy-injector, PersistentVolumeClaims through pvc-rewriter, with the
+// settings of a kfx-webhook configuration file and/or flags; each object gets its notes and a
+// unified diff.
+import { readFile } from 'node:fs/promises';
+import {
+  parseProxyInjectorConfig,
+  previewProxyInjection,
+  renderDiff,
+  type ProxyInjectorConfig,
+} from '@kfx/proxy-injector';
+import {
+  parsePvcRewriterConfig,
+  previewPvcRewrite,
+  type PvcRewriterConfig,
+} from '@kfx/pvc-rewriter';
+import { Command } from 'commander';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { CliError } from '../cli-exit.js';
+
+interface PreviewFlags {
+  config?: string;
+  httpProxy?: string;
+  httpsProxy?: string;
+  noproxy?: string;
+  fromEnvironment?: boolean;
+  rwxClass?: string;
+  output: 'diff' | 'yaml' | 'patch';
+}
+
+interface Settings {
+  proxy?: ProxyInjectorConfig;
+  pvc?: PvcRewriterConfig;
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    if (file !== '-') return await readFile(file, 'utf8');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The proxyInjector/pvcRewriter sections of a kfx-webhook config, then the flags on top. */
+async function settings(flags: PreviewFlags): Promise<Settings> {
+  let document: Record<string, unknown> = {};
+  if (flags.config !== undefined) {
+    const parsed: unknown = parse(await readText(flags.config));
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new CliError(`${flags.config}: expected a mapping of keys`);
+    document = parsed as Record<string, unknown>;
+  }
+  const proxySection = { ...(document.proxyInjector as Record<string, unknown> | undefined) };
+  if (flags.httpProxy !== undefined) proxySection.httpProxy = flags.httpProxy;
+  if (flags.httpsProxy !== undefined) proxySection.httpsProxy = flags.httpsProxy;
+  if (flags.noproxy !== undefined) proxySection.noProxy = flags.noproxy.split(',').filter(Boolean);
+  if (flags.fromEnvironment) proxySection.fromEnvironment = true;
+  const pvcSection = document.pvcRewriter as { rules?: unknown[] } | undefined;
+  const rules = [
+    ...(flags.rwxClass === undefined
+      ? []
+      : [{ accessModes: ['ReadWriteMany'], storageClassName: flags.rwxClass }]),
+    ...(pvcSection?.rules ?? []),
+  ];
+  try {
+    return {
+      ...(Object.keys(proxySection).length > 0
+        ? { proxy: parseProxyInjectorConfig(proxySection) }
+        : {}),
+      ...(rules.length > 0 ? { pvc: parsePvcRewriterConfig({ ...pvcSection, rules }) } : {}),
+    };
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+function show(title: string, notes: readonly string[], body: string): string {
+  return (
+    [`# ${title}`, ...notes.map((n) => `#   ${n}`), body.trimEnd(), '']
+      .filter((l) => l !== '')
+      .join('\n') + '\n\n'
+  );
+}
+
+function previewOne(
+  object: Record<string, unknown>,
+  where: string,
+  s: Settings,
+  output: PreviewFlags['output'],
+): string {
+  const kind = typeof object.kind === 'string' ? object.kind : undefined;
+  const render = (before: unknown, after: unknown, patch: unknown) =>
+    output === 'yaml'
+      ? JSON.stringify(after) === JSON.stringify(before)
+        ? '(unchanged)'
+        : stringify(after, { lineWidth: 0 })
+      : output === 'patch'
+        ? JSON.stringify(patch, null, 2)
+        : renderDiff(before, after) || '(no change)';
+  if (kind === 'PersistentVolumeClaim') {
+    if (!s.pvc)
+      return show(
+        `${where}: PersistentVolumeClaim`,
+        ['no pvcRewriter rules given (--rwx-class or --config)'],
+        '',
+      );
+    const result = previewPvcRewrite(object, s.pvc);
+    return show(where, [...result.notes], render(object, result.object, result.patch));
+  }
+  if (!s.proxy)
+    return show(
+      `${where}: ${kind ?? 'object'}`,
+      ['no proxy settings given (--http-proxy, --https-proxy, --from-environment or --config)'],
+      '',
+    );
+  try {
+    const result = previewProxyInjection(object, s.proxy);
+    return show(where, result.notes, render(object, result.object, result.patch));
+  } catch (error) {
+    throw new CliError(`${where}: ${(error as Error).message}`);
+  }
+}
+
+export function previewCommand(): Command {
+  return new Command('preview')
+    .description('Show what kfx-webhook would change in Pods, workloads and claims, offline.')
+    .argument('<file...>', 'YAML or JSON manifests (several documents allowed; - for stdin)')
+    .option(
+      '--config <file>',
+      'a kfx-webhook configuration file (its proxyInjector and pvcRewriter sections)',
+    )
+    .option('--http-proxy <url>', 'HTTP_PROXY to inject')
+    .option('--https-proxy <url>', 'HTTPS_PROXY to inject')
+    .option('--noproxy <list>', 'comma-separated NO_PROXY entries added to the cluster defaults')
+    .option(
+      '--from-environment',
+      'take the proxy settings from this shell (HTTP(S)_PROXY, NO_PROXY)',
+    )
+    .option('--rwx-class <storageclass>', 'rewrite ReadWriteMany claims to this StorageClass')
+    .option(
+      '-o, --output <format>',
+      'diff, yaml (the mutated object) or patch (the JSON Patch)',
+      'diff',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kfx preview pod.yaml --http-proxy http://proxy.corp:3128 --https-proxy http://proxy.corp:3128
+  $ kfx preview deployment.yaml pvc.yaml --config /etc/kfx-webhook/config.yaml
+  $ kubectl get pod trainer-0 -o yaml | kfx preview - --from-environment -o patch`,
+    )
+    .action(async function (this: Command, files: string[]) {
+      const flags = this.opts<PreviewFlags>();
+      if (!['diff', 'yaml', 'patch'].includes(flags.output)) {
+        throw new CliError(
+          `--output: expected diff, yaml or patch, got ${JSON.stringify(flags.output)}`,
+        );
+      }
+      const s = await settings(flags);
+      for (const file of files) {
+        const documents = parseAllDocuments(await readText(file));
+        for (const [index, doc] of documents.entries()) {
+          if (doc.errors.length > 0)
+            throw new CliError(
+              `${file}: document ${index + 1}: ${doc.errors[0]?.message ?? 'invalid YAML'}`,
+            );
+          const object: unknown = doc.toJS();
+          if (object === null || object === undefined) continue;
+          if (typeof object !== 'object' || Array.isArray(object))
+            throw new CliError(`${file}: document ${index + 1} is not a Kubernetes object`);
+          const o = object as Record<string, unknown> & {
+            metadata?: { name?: string; namespace?: string };
+          };
+          const name = [o.metadata?.namespace, o.metadata?.name].filter(Boolean).join('/');
+          const where =
+            `${file}${documents.length > 1 ? ` #${index + 1}` : ''}: ${typeof o.kind === 'string' ? o.kind : 'object'} ${name}`.trimEnd();
+          process.stdout.write(previewOne(o, where, s, flags.output));
+        }
+      }
+    });
+}
