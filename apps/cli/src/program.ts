@@ -8,7 +8,7 @@ import { exposeApiCommand } from './commands/expose-api.js';
 import { previewCommand } from './commands/preview.js';
 import { uatCommand } from './commands/uat.js';
 import { webhookCommand } from './commands/webhook-manifests.js';
-import { demoCommand } from './demo.js';
+import { demoCommand } from './demo/demo.js';
 
 export function buildProgram(): Command {
   const program = addGlobalOptions(new Command('kfx'))

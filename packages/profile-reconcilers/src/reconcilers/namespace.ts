@@ -1,8 +1,10 @@
 // `namespace`: for clusters without the upstream Kubeflow profile controller, the Profile's
-// namespace itself, with the owner annotation and labels Kubeflow's components look for, and a
-// Pod Security Admission level (today's form of the PodSecurityPolicy-era fixes sites used).
+// namespace itself, with the owner annotation and labels Kubeflow's components look for, a Pod
+// Security Admission level (today's form of the PodSecurityPolicy-era fixes sites used), and the
+// ServiceAccounts `default-editor` and `default-viewer` that notebooks, pipelines and test Jobs
+// run as.
 import { resources } from '@kfx/kube-runtime';
-import type { V1Namespace } from '@kubernetes/client-node';
+import type { V1Namespace, V1ServiceAccount } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import { defineReconciler } from '../reconciler.js';
@@ -26,6 +28,10 @@ export const namespaceConfigSchema = z
     podSecurity: z
       .strictObject({ enforce: level.optional(), audit: level.optional(), warn: level.optional() })
       .default({ enforce: 'baseline' }),
+    /** ServiceAccounts made in every profile namespace, as the upstream controller does. */
+    serviceAccounts: z
+      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a DNS label'))
+      .default(['default-editor', 'default-viewer']),
   })
   .prefault({});
 
@@ -34,7 +40,12 @@ export type NamespaceConfig = z.infer<typeof namespaceConfigSchema>;
 export const namespaceReconciler = defineReconciler<NamespaceConfig>({
   name: 'namespace',
   configSchema: namespaceConfigSchema,
-  kinds: () => [{ apiVersion: 'v1', kind: resources.namespaces.kind }],
+  kinds: (config) => [
+    { apiVersion: 'v1', kind: resources.namespaces.kind },
+    ...(config.serviceAccounts.length > 0
+      ? [{ apiVersion: 'v1', kind: resources.serviceAccounts.kind }]
+      : []),
+  ],
   desired(profile, { config }) {
     const labels: Record<string, string> = { ...config.labels };
     for (const [mode, value] of Object.entries(config.podSecurity)) {
@@ -50,8 +61,13 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
         ...(owner ? { annotations: { owner } } : {}),
       },
     };
+    const serviceAccounts = config.serviceAccounts.map((name): V1ServiceAccount => ({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace: profileNamespace(profile) },
+    }));
     return {
-      objects: [namespace],
+      objects: [namespace, ...serviceAccounts],
       problems: owner
         ? []
         : [{ message: 'the Profile has no spec.owner.name for the owner annotation' }],

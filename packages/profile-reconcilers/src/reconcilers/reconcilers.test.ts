@@ -285,6 +285,16 @@ describe('namespace', () => {
       'pod-security.kubernetes.io/warn': 'restricted',
     });
   });
+
+  it('creates the ServiceAccounts notebooks and Jobs run as, as the upstream controller does', () => {
+    const { objects } = run(namespaceReconciler, {});
+    expect(
+      objects
+        .slice(1)
+        .map((o) => `${o.kind ?? ''} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`),
+    ).toEqual(['ServiceAccount team-a/default-editor', 'ServiceAccount team-a/default-viewer']);
+    expect(run(namespaceReconciler, { serviceAccounts: [] }).objects).toHaveLength(1);
+  });
 });
 
 describe('templates', () => {

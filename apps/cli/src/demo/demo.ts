@@ -1,0 +1,271 @@
+// `kfx demo`: the local demonstration that `npm start` runs. An embedded control plane (etcd,
+// kube-apiserver, controller-manager, scheduler, kwok), the real kfx-webhook and kfx-controller
+// binaries against it, then a Profile, a Pod, two claims and a UAT run, each with what kfx did.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import { renderWebhookConfiguration } from '@kfx/admission-core';
+import { createCertificateAuthority } from '@kfx/dev-certs';
+import { KubeClient, resources } from '@kfx/kube-runtime';
+import {
+  PROXY_INJECTOR_NAME,
+  PROXY_INJECTOR_PATH,
+  proxyInjectorRegistration,
+} from '@kfx/proxy-injector';
+import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
+import {
+  applyManifests,
+  freePort,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { startApp, waitReady, type RunningApp } from './apps.js';
+import { showClaims, showPod, showProfile, showUat } from './scenario.js';
+
+export const DEMO_STEPS = [
+  'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)',
+  'start kfx-webhook and kfx-controller against it',
+  'create a Profile with quota labels and show the per-profile objects',
+  'create a Pod and show the injected proxy variables',
+  'create ReadWriteMany and ReadWriteOnce claims and show the StorageClasses they got',
+  'run a UAT Job and show its result',
+] as const;
+
+const DEMO_PROXY = 'http://proxy.demo.example:3128';
+
+function clock(): (line: string) => void {
+  const start = performance.now();
+  return (line) => {
+    const s = ((performance.now() - start) / 1000).toFixed(1).padStart(5);
+    console.log(`[${s}s] ${line}`);
+  };
+}
+
+async function startWebhook(env: ControlPlane, log: (l: string) => void): Promise<RunningApp> {
+  const ca = createCertificateAuthority({ commonName: 'kfx demo CA' });
+  const serving = ca.issue({ commonName: 'kfx-webhook', ipAddresses: ['127.0.0.1'] });
+  const certFile = join(env.dir, 'webhook.crt');
+  const keyFile = join(env.dir, 'webhook.key');
+  writeFileSync(certFile, serving.cert);
+  writeFileSync(keyFile, serving.key, { mode: 0o600 });
+  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+  const config = join(env.dir, 'kfx-webhook.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      port,
+      metricsPort,
+      tls: { certFile, keyFile },
+      proxyInjector: { httpProxy: DEMO_PROXY, httpsProxy: DEMO_PROXY, noProxy: ['.corp.example'] },
+      pvcRewriter: {
+        rules: [
+          {
+            accessModes: ['ReadWriteMany'],
+            fromStorageClassNames: ['<unset>', '<default>'],
+            storageClassName: 'nfs-client',
+          },
+        ],
+      },
+    }),
+  );
+  const webhook = startApp(
+    'kfx-webhook',
+    '@kfx/webhook-app',
+    ['--config', config, '--kubeconfig', env.kubeconfigPath],
+    env.dir,
+  );
+  await waitReady(webhook, `https://127.0.0.1:${port}/readyz`, ca.cert);
+  // The same object `kfx webhook manifests --url … --ca-file …` prints.
+  const configuration = renderWebhookConfiguration({
+    kind: 'mutating',
+    name: 'kfx-webhook',
+    namespace: 'kfx-system',
+    url: `https://127.0.0.1:${port}`,
+    caBundle: ca.cert,
+    webhooks: [
+      proxyInjectorRegistration({
+        name: PROXY_INJECTOR_NAME,
+        path: PROXY_INJECTOR_PATH,
+        type: 'mutating',
+        failureMode: 'admit',
+      }),
+      pvcRewriterRegistration({
+        name: PVC_REWRITER_NAME,
+        path: PVC_REWRITER_PATH,
+        type: 'mutating',
+        failureMode: 'admit',
+      }),
+    ],
+  });
+  await applyManifests(env.kubeconfigPath, configuration as never);
+  log(`kfx-webhook serving on https://127.0.0.1:${port} (log: ${webhook.logFile})`);
+  return webhook;
+}
+
+async function startController(env: ControlPlane, log: (l: string) => void): Promise<RunningApp> {
+  const metricsPort = await freePort();
+  const config = join(env.dir, 'kfx-controller.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      reconcilers: {
+        namespace: {},
+        quotas: {},
+        limitrange: {},
+        rbac: {
+          bindings: [{ name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true }],
+        },
+        'network-policies': {},
+        'proxy-config': {
+          httpProxy: DEMO_PROXY,
+          httpsProxy: DEMO_PROXY,
+          noProxy: ['.corp.example'],
+        },
+      },
+      resyncSeconds: 60,
+    }),
+  );
+  const controller = startApp(
+    'kfx-controller',
+    '@kfx/controller-app',
+    [
+      '--config',
+      config,
+      '--kubeconfig',
+      env.kubeconfigPath,
+      '--metrics-port',
+      String(metricsPort),
+      '--no-leader-elect',
+    ],
+    env.dir,
+  );
+  await waitReady(controller, `http://127.0.0.1:${metricsPort}/readyz`);
+  log(
+    `kfx-controller reconciling Profiles (metrics: http://127.0.0.1:${metricsPort}/metrics, log: ${controller.logFile})`,
+  );
+  return controller;
+}
+
+/** The apiserver takes a new webhook configuration up asynchronously: probe with a dry run. */
+async function waitForWebhook(client: KubeClient): Promise<void> {
+  await waitFor(
+    async () => {
+      const pod = await client.create<V1Pod>(
+        resources.pods,
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'probe', namespace: 'default' },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+        { namespace: 'default', dryRun: true },
+      );
+      const injected = pod.spec?.containers[0]?.env?.some((e) => e.name === 'HTTPS_PROXY') === true;
+      return injected
+        ? { done: true, value: undefined }
+        : { done: false, saw: 'a Pod without the proxy variables' };
+    },
+    { description: 'the API server to call kfx-webhook', timeoutMs: 30_000, intervalMs: 250 },
+  );
+}
+
+async function runDemo(options: { keep?: boolean }): Promise<void> {
+  const log = clock();
+  console.log('kfx demo: what it shows, step by step');
+  DEMO_STEPS.forEach((s, i) => {
+    console.log(`  ${i + 1}. ${s}`);
+  });
+  console.log('');
+  const env = await startControlPlane({
+    components: ['controller-manager', 'scheduler', 'kwok'],
+    progress: (line) => {
+      log(line);
+    },
+  });
+  const apps: RunningApp[] = [];
+  const client = KubeClient.fromKubeConfig(env.kubeConfig, {
+    userAgent: 'kfx-demo',
+    logger: pino({ level: 'silent' }),
+  });
+  try {
+    log(`✓ control plane ready at ${env.server}`);
+    await applyManifests(env.kubeconfigPath, [
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: {
+          name: 'standard',
+          annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
+        },
+        provisioner: 'csi.vsphere.vmware.com',
+      },
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'nfs-client' },
+        provisioner: 'nfs.csi.k8s.io',
+      },
+    ] as never);
+    apps.push(await startWebhook(env, log));
+    await waitForWebhook(client);
+    apps.push(await startController(env, log));
+
+    const sections: [string, () => Promise<string>][] = [
+      ['Per-profile policy (kfx-controller)', () => showProfile(client)],
+      ['Proxy variables (kfx-webhook, proxy-injector)', () => showPod(client)],
+      ['Storage classes (kfx-webhook, pvc-rewriter)', () => showClaims(client)],
+    ];
+    for (const [title, show] of sections) {
+      log(title);
+      console.log(`${await show()}\n`);
+    }
+    log('User-acceptance tests (kfx uat run)');
+    const uat = await showUat(client, env, (line) => {
+      console.log(line);
+    });
+    console.log(`${uat.text}\n`);
+    if (!options.keep)
+      console.log('  (the artifacts go with the control plane at the end; --keep keeps both)\n');
+    log(`✓ demo finished${uat.result.exitCode === 0 ? '' : ' (the UAT run did not pass)'}`);
+    if (uat.result.exitCode !== 0) process.exitCode = 1;
+
+    if (options.keep) {
+      console.log(
+        `\nEverything keeps running. Explore with kubectl:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get profiles,ns\n  kubectl -n team-demo get resourcequota,limitrange,networkpolicy,rolebinding,configmap\nCtrl-C stops it.`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+  } finally {
+    client.close();
+    for (const app of apps.reverse()) await app.stop();
+    await env.stop();
+  }
+}
+
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('Run the kfx demo on an embedded local control plane.')
+    .option(
+      '--keep',
+      'leave everything running and print the kubeconfig path to explore with kubectl',
+    )
+    .addHelpText(
+      'after',
+      `
+Needs the control-plane binaries (built once from the Go module proxy by \`npm start\`/\`npm test\`,
+or named by KUBEBUILDER_ASSETS). Nothing touches your own clusters: the control plane listens on
+127.0.0.1 only and is removed at the end.
+
+Examples:
+  $ kfx demo
+  $ kfx demo --keep    then, in another shell: KUBECONFIG=<printed path> kubectl get profiles`,
+    )
+    .action(runDemo);
+}
