@@ -1,3 +1,10 @@
 import { kfxBuild } from '@kfx/tsup-config';
 
-export default kfxBuild({ entry: ['src/main.ts'], bin: true });
+// The kfx/cli image holds this bundle and no node_modules. The demo's development-only pieces
+// (the embedded control plane, the app binaries it runs) are loaded at run time instead.
+export default kfxBuild({
+  entry: ['src/main.ts'],
+  bin: true,
+  bundle: true,
+  external: ['@kfx/testenv', '@kfx/webhook-app', '@kfx/controller-app'],
+});

@@ -7,6 +7,8 @@ export interface KfxBuildOptions {
   bin?: boolean;
   /** Inline every dependency into one self-contained file (for container images). */
   bundle?: boolean;
+  /** With `bundle`: packages left out of the bundle and loaded at run time. */
+  external?: string[];
   /** Emit `.d.ts` files. Default: true for libraries, false for binaries. */
   dts?: boolean;
 }

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { waitFor } from '@kfx/testenv';
+import type { Testenv } from './testenv.js';
 
 export interface RunningApp {
   name: string;
@@ -64,8 +64,13 @@ function status(url: string, ca?: string): Promise<number> {
 }
 
 /** Waits until `url` answers 200 (HTTPS verified against `ca`, or plain HTTP). */
-export async function waitReady(app: RunningApp, url: string, ca?: string): Promise<void> {
-  await waitFor(
+export async function waitReady(
+  testenv: Testenv,
+  app: RunningApp,
+  url: string,
+  ca?: string,
+): Promise<void> {
+  await testenv.waitFor(
     async () => {
       const code = await status(url, ca);
       return code === 200 ? { done: true, value: undefined } : { done: false, saw: `HTTP ${code}` };

@@ -13,18 +13,13 @@ import {
   proxyInjectorRegistration,
 } from '@kfx/proxy-injector';
 import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
-import {
-  applyManifests,
-  freePort,
-  startControlPlane,
-  waitFor,
-  type ControlPlane,
-} from '@kfx/testenv';
+import type { ControlPlane } from '@kfx/testenv';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startApp, waitReady, type RunningApp } from './apps.js';
 import { showClaims, showPod, showProfile, showUat } from './scenario.js';
+import { loadTestenv, type Testenv } from './testenv.js';
 
 export const DEMO_STEPS = [
   'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)',
@@ -45,14 +40,18 @@ function clock(): (line: string) => void {
   };
 }
 
-async function startWebhook(env: ControlPlane, log: (l: string) => void): Promise<RunningApp> {
+async function startWebhook(
+  testenv: Testenv,
+  env: ControlPlane,
+  log: (l: string) => void,
+): Promise<RunningApp> {
   const ca = createCertificateAuthority({ commonName: 'kfx demo CA' });
   const serving = ca.issue({ commonName: 'kfx-webhook', ipAddresses: ['127.0.0.1'] });
   const certFile = join(env.dir, 'webhook.crt');
   const keyFile = join(env.dir, 'webhook.key');
   writeFileSync(certFile, serving.cert);
   writeFileSync(keyFile, serving.key, { mode: 0o600 });
-  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+  const [port, metricsPort] = await Promise.all([testenv.freePort(), testenv.freePort()]);
   const config = join(env.dir, 'kfx-webhook.yaml');
   writeFileSync(
     config,
@@ -78,7 +77,7 @@ async function startWebhook(env: ControlPlane, log: (l: string) => void): Promis
     ['--config', config, '--kubeconfig', env.kubeconfigPath],
     env.dir,
   );
-  await waitReady(webhook, `https://127.0.0.1:${port}/readyz`, ca.cert);
+  await waitReady(testenv, webhook, `https://127.0.0.1:${port}/readyz`, ca.cert);
   // The same object `kfx webhook manifests --url … --ca-file …` prints.
   const configuration = renderWebhookConfiguration({
     kind: 'mutating',
@@ -101,13 +100,17 @@ async function startWebhook(env: ControlPlane, log: (l: string) => void): Promis
       }),
     ],
   });
-  await applyManifests(env.kubeconfigPath, configuration as never);
+  await testenv.applyManifests(env.kubeconfigPath, configuration as never);
   log(`kfx-webhook serving on https://127.0.0.1:${port} (log: ${webhook.logFile})`);
   return webhook;
 }
 
-async function startController(env: ControlPlane, log: (l: string) => void): Promise<RunningApp> {
-  const metricsPort = await freePort();
+async function startController(
+  testenv: Testenv,
+  env: ControlPlane,
+  log: (l: string) => void,
+): Promise<RunningApp> {
+  const metricsPort = await testenv.freePort();
   const config = join(env.dir, 'kfx-controller.yaml');
   writeFileSync(
     config,
@@ -143,7 +146,7 @@ async function startController(env: ControlPlane, log: (l: string) => void): Pro
     ],
     env.dir,
   );
-  await waitReady(controller, `http://127.0.0.1:${metricsPort}/readyz`);
+  await waitReady(testenv, controller, `http://127.0.0.1:${metricsPort}/readyz`);
   log(
     `kfx-controller reconciling Profiles (metrics: http://127.0.0.1:${metricsPort}/metrics, log: ${controller.logFile})`,
   );
@@ -151,8 +154,8 @@ async function startController(env: ControlPlane, log: (l: string) => void): Pro
 }
 
 /** The apiserver takes a new webhook configuration up asynchronously: probe with a dry run. */
-async function waitForWebhook(client: KubeClient): Promise<void> {
-  await waitFor(
+async function waitForWebhook(testenv: Testenv, client: KubeClient): Promise<void> {
+  await testenv.waitFor(
     async () => {
       const pod = await client.create<V1Pod>(
         resources.pods,
@@ -180,7 +183,8 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
     console.log(`  ${i + 1}. ${s}`);
   });
   console.log('');
-  const env = await startControlPlane({
+  const testenv = await loadTestenv();
+  const env = await testenv.startControlPlane({
     components: ['controller-manager', 'scheduler', 'kwok'],
     progress: (line) => {
       log(line);
@@ -193,7 +197,7 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
   });
   try {
     log(`✓ control plane ready at ${env.server}`);
-    await applyManifests(env.kubeconfigPath, [
+    await testenv.applyManifests(env.kubeconfigPath, [
       {
         apiVersion: 'storage.k8s.io/v1',
         kind: 'StorageClass',
@@ -210,12 +214,12 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
         provisioner: 'nfs.csi.k8s.io',
       },
     ] as never);
-    apps.push(await startWebhook(env, log));
-    await waitForWebhook(client);
-    apps.push(await startController(env, log));
+    apps.push(await startWebhook(testenv, env, log));
+    await waitForWebhook(testenv, client);
+    apps.push(await startController(testenv, env, log));
 
     const sections: [string, () => Promise<string>][] = [
-      ['Per-profile policy (kfx-controller)', () => showProfile(client)],
+      ['Per-profile policy (kfx-controller)', () => showProfile(testenv, client)],
       ['Proxy variables (kfx-webhook, proxy-injector)', () => showPod(client)],
       ['Storage classes (kfx-webhook, pvc-rewriter)', () => showClaims(client)],
     ];
@@ -224,7 +228,7 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
       console.log(`${await show()}\n`);
     }
     log('User-acceptance tests (kfx uat run)');
-    const uat = await showUat(client, env, (line) => {
+    const uat = await showUat(testenv, client, env, (line) => {
       console.log(line);
     });
     console.log(`${uat.text}\n`);

@@ -11,15 +11,10 @@ import type {
   V1ResourceQuota,
 } from '@kubernetes/client-node';
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import {
-  appendLog,
-  KWOK_ANNOTATIONS,
-  serveLogsFromFile,
-  waitFor,
-  type ControlPlane,
-} from '@kfx/testenv';
+import type { ControlPlane } from '@kfx/testenv';
 import { JUNIT_BEGIN, JUNIT_END, runUat, type UatResult } from '@kfx/uat-runner';
 import { table } from './table.js';
+import type { Testenv } from './testenv.js';
 
 export const DEMO_PROFILE = 'team-demo';
 const PROXY_VARIABLES = /^(https?_proxy|no_proxy)$/i;
@@ -36,7 +31,7 @@ const shorten = (value: string, width = 60) =>
   value.length > width ? `${value.slice(0, width - 1)}…` : value;
 
 /** A Profile with quota overrides; waits until the controller reports it reconciled. */
-export async function showProfile(client: KubeClient): Promise<string> {
+export async function showProfile(testenv: Testenv, client: KubeClient): Promise<string> {
   await client.create(resources.profiles, {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
@@ -46,7 +41,7 @@ export async function showProfile(client: KubeClient): Promise<string> {
     },
     spec: { owner: { kind: 'User', name: 'alice@example.com' } },
   });
-  const condition = await waitFor(
+  const condition = await testenv.waitFor(
     async () => {
       const profile = await client.get<Profile>(resources.profiles, DEMO_PROFILE);
       const c = profile.status?.conditions?.find((x) => x.type === 'KfxReconciled');
@@ -153,13 +148,14 @@ export async function showClaims(client: KubeClient): Promise<string> {
 
 /** A UAT run as `kfx uat run` does it: Profile, Job on a kwok node, live log, JUnit, clean-up. */
 export async function showUat(
+  testenv: Testenv,
   client: KubeClient,
   env: ControlPlane,
   log: (line: string) => void,
 ): Promise<{ text: string; result: UatResult }> {
   const logFile = join(env.dir, 'uat-suite.log');
   writeFileSync(logFile, '');
-  appendLog(
+  testenv.appendLog(
     logFile,
     '============================= test session starts ==============================',
     'collected 3 items',
@@ -171,7 +167,7 @@ export async function showUat(
     '<testsuite name="uats" tests="3" failures="0" errors="0" skipped="0"><testcase classname="tests.test_notebooks" name="test_kfp_pipeline"/><testcase classname="tests.test_notebooks" name="test_katib_experiment"/><testcase classname="tests.test_notebooks" name="test_kserve_predict"/></testsuite>',
     JUNIT_END,
   );
-  const removeLogs = await serveLogsFromFile(env.kubeconfigPath, {
+  const removeLogs = await testenv.serveLogsFromFile(env.kubeconfigPath, {
     namespace: 'test-kubeflow',
     file: logFile,
   });
@@ -184,7 +180,7 @@ export async function showUat(
         HTTP_PROXY: 'http://proxy.demo.example:3128',
         HTTPS_PROXY: 'http://proxy.demo.example:3128',
       },
-      podAnnotations: { [KWOK_ANNOTATIONS.runFor]: '2s' },
+      podAnnotations: { [testenv.KWOK_ANNOTATIONS.runFor]: '2s' },
       artifactsDir: join(env.dir, 'uat-artifacts'),
       timeoutMs: 120_000,
       reporter: (event) => {
