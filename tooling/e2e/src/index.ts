@@ -1,0 +1,26 @@
+export {
+  appEntry,
+  runApp,
+  startApp,
+  type AppPackage,
+  type Completed,
+  type RunningApp,
+} from './apps.js';
+export { CERT_MANAGER_CRDS } from './cert-manager.js';
+export { startControllerFromChart, type ControllerUnderTest } from './controller-server.js';
+export { checkBlocks, GUIDES_DIR, readGuide, type CheckBlock, type Guide } from './guide.js';
+export {
+  CHARTS,
+  findRendered,
+  helm,
+  helmOk,
+  KUBE_VERSION,
+  renderChart,
+  withValuesFile,
+  type Rendered,
+} from './helm.js';
+export { difference, inventory, RECORD_RESOURCES } from './inventory.js';
+export { kubectl, kubectlOk } from './kubectl.js';
+export { waitUntilReady } from './probe.js';
+export { commandLines, splitWords } from './shell-words.js';
+export { startWebhookFromChart, type WebhookUnderTest } from './webhook-server.js';
