@@ -1,0 +1,274 @@
+// The kfx-webhook chart installed for real on a control plane with kwok (its Pods "run" on a fake
+// node): every object accepted, bad values refused by the schema with their names, an upgrade
+// with a new configuration rolling the Pods, and an uninstall that leaves nothing behind. Both
+// TLS paths: cert-manager (minimal CRDs: API acceptance, not issuance) and a provided Secret.
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1MutatingWebhookConfiguration,
+  V1ReplicaSet,
+} from '@kubernetes/client-node';
+import { createCertificateAuthority } from '@kfx/dev-certs';
+import {
+  applyManifests,
+  installCrds,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CERT_MANAGER_CRDS } from './cert-manager.js';
+import { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
+import { CHARTS, helm, helmOk, withValuesFile } from './helm.js';
+import { difference, inventory } from './inventory.js';
+import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
+
+const NAMESPACE = 'kfx-system';
+const RELEASE = 'kfx-webhook';
+const SELECTOR = `app.kubernetes.io/instance=${RELEASE}`;
+
+let env: ControlPlane | undefined;
+let kubeconfig = '';
+
+beforeAll(async () => {
+  env = await startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] });
+  kubeconfig = env.kubeconfigPath;
+  await installCrds(kubeconfig, [CERT_MANAGER_CRDS]);
+  await createSettledNamespace(kubeconfig, NAMESPACE);
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+const VALUES = {
+  proxyInjector: {
+    config: { httpProxy: 'http://proxy.corp.example:3128', namespaceConfigMap: 'kfx-proxy' },
+  },
+  pvcRewriter: {
+    config: { rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' }] },
+  },
+};
+
+const common = () => ['--namespace', NAMESPACE, '--kubeconfig', kubeconfig];
+const install = (values: object, ...extra: string[]) =>
+  withValuesFile(values, (file) =>
+    helm(['install', RELEASE, CHARTS.webhook, ...common(), '--values', file, ...extra]),
+  );
+
+async function replicaSets(): Promise<V1ReplicaSet[]> {
+  return listJson<V1ReplicaSet>(kubeconfig, ['replicasets', '-l', SELECTOR], NAMESPACE);
+}
+
+describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
+  let before: string[] = [];
+
+  it('refuses bad values, naming each, and installs nothing', async () => {
+    before = await inventory(kubeconfig);
+    const cases: [string[], RegExp][] = [
+      [['--set', 'replicaCount=1'], /replicaCount.*minimum: got 1, want 2/],
+      [['--set', 'webhook.timeoutSeconds=60'], /webhook\/timeoutSeconds.*maximum: got 60, want 30/],
+      [['--set', 'tls.mode=secret'], /tls\/caBundle/],
+      [
+        ['--set', 'proxyInjektor.enabled=true'],
+        /additional properties 'proxyInjektor' not allowed/,
+      ],
+      [['--set', 'image.pullPolicy=Sometimes'], /image\/pullPolicy.*value must be one of/],
+    ];
+    for (const [set, message] of cases) {
+      const result = await install({}, ...set);
+      expect(result.code, set.join(' ')).not.toBe(0);
+      expect(result.stderr, set.join(' ')).toMatch(message);
+    }
+    expect(await helmOk(['list', ...common(), '--all', '-q'])).toBe('');
+    expect(difference(before, await inventory(kubeconfig))).toEqual({ added: [], removed: [] });
+  });
+
+  it('installs: the apiserver accepts every object and the two replicas run', async () => {
+    const result = await install(VALUES, '--wait', '--timeout', '120s');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+
+    const rendered = await installedObjects(kubeconfig, RELEASE, NAMESPACE);
+    expect(rendered.map((id) => id.split(' ')[0]).sort()).toEqual([
+      'Certificate.cert-manager.io',
+      'ClusterRole.rbac.authorization.k8s.io',
+      'ClusterRoleBinding.rbac.authorization.k8s.io',
+      'ConfigMap',
+      'Deployment.apps',
+      'Issuer.cert-manager.io',
+      'MutatingWebhookConfiguration.admissionregistration.k8s.io',
+      'PodDisruptionBudget.policy',
+      'Service',
+      'ServiceAccount',
+    ]);
+    const added = difference(before, await inventory(kubeconfig)).added;
+    for (const id of rendered) expect(added).toContain(id);
+
+    const deployment = await getJson<V1Deployment>(kubeconfig, ['deployment', RELEASE], NAMESPACE);
+    expect(deployment.status?.readyReplicas).toBe(2);
+    const pods = await listJson<{ spec?: { nodeName?: string } }>(
+      kubeconfig,
+      ['pods', '-l', SELECTOR],
+      NAMESPACE,
+    );
+    expect(pods.map((pod) => pod.spec?.nodeName)).toEqual(['kwok-node-0', 'kwok-node-0']);
+
+    const configuration = await getJson<V1MutatingWebhookConfiguration>(kubeconfig, [
+      'mutatingwebhookconfiguration',
+      RELEASE,
+    ]);
+    expect(configuration.metadata?.annotations?.['cert-manager.io/inject-ca-from']).toBe(
+      `${NAMESPACE}/${RELEASE}-serving`,
+    );
+    expect(configuration.webhooks?.map((w) => w.clientConfig.service?.path)).toEqual([
+      '/mutate/proxy-injector',
+      '/mutate/pvc-rewriter',
+    ]);
+  });
+
+  it('an upgrade that changes the configuration rolls the Pods onto a new ReplicaSet', async () => {
+    const [old] = await replicaSets();
+    expect(old).toBeDefined();
+    const revision = await releaseRevision(kubeconfig, RELEASE, NAMESPACE);
+
+    await helmOk([
+      'upgrade',
+      RELEASE,
+      CHARTS.webhook,
+      ...common(),
+      '--reuse-values',
+      '--set',
+      'proxyInjector.config.httpsProxy=http://proxy-tls.corp.example:3129',
+      '--wait',
+      '--timeout',
+      '120s',
+    ]);
+    expect(await releaseRevision(kubeconfig, RELEASE, NAMESPACE)).toBe(revision + 1);
+    const configMap = await getJson<{ data: Record<string, string> }>(
+      kubeconfig,
+      ['configmap', RELEASE],
+      NAMESPACE,
+    );
+    expect(parse(configMap.data['config.yaml'] ?? '')).toMatchObject({
+      proxyInjector: { httpsProxy: 'http://proxy-tls.corp.example:3129' },
+    });
+
+    const rolled = await waitFor(
+      async () => {
+        const sets = await replicaSets();
+        const fresh = sets.find((set) => set.metadata?.name !== old?.metadata?.name);
+        const previous = sets.find((set) => set.metadata?.name === old?.metadata?.name);
+        const done = fresh?.status?.readyReplicas === 2 && previous?.status?.replicas === 0;
+        return done
+          ? { done: true, value: fresh }
+          : {
+              done: false,
+              saw: sets
+                .map((s) => `${s.metadata?.name ?? ''}:${s.status?.readyReplicas ?? 0}`)
+                .join(),
+            };
+      },
+      {
+        description: 'a new ReplicaSet with 2 ready Pods and the old one scaled to 0',
+        timeoutMs: 60_000,
+      },
+    );
+    const checksum = (set: V1ReplicaSet | undefined) =>
+      set?.spec?.template?.metadata?.annotations?.['checksum/config'];
+    expect(checksum(rolled)).toMatch(/^[0-9a-f]{64}$/);
+    expect(checksum(rolled)).not.toBe(checksum(old));
+  });
+
+  it('an upgrade that leaves the configuration alone keeps the Pods', async () => {
+    const sets = (await replicaSets()).map((set) => set.metadata?.name).sort();
+    await helmOk([
+      'upgrade',
+      RELEASE,
+      CHARTS.webhook,
+      ...common(),
+      '--reuse-values',
+      '--set',
+      'webhook.timeoutSeconds=7',
+      '--wait',
+    ]);
+    const configuration = await getJson<V1MutatingWebhookConfiguration>(kubeconfig, [
+      'mutatingwebhookconfiguration',
+      RELEASE,
+    ]);
+    expect(configuration.webhooks?.map((w) => w.timeoutSeconds)).toEqual([7, 7]);
+    expect((await replicaSets()).map((set) => set.metadata?.name).sort()).toEqual(sets);
+  });
+
+  it('refuses a bad value on upgrade and keeps the release as it was', async () => {
+    const revision = await releaseRevision(kubeconfig, RELEASE, NAMESPACE);
+    const result = await helm([
+      'upgrade',
+      RELEASE,
+      CHARTS.webhook,
+      ...common(),
+      '--reuse-values',
+      '--set',
+      'replicaCount=1',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/replicaCount.*minimum: got 1, want 2/);
+    expect(await releaseRevision(kubeconfig, RELEASE, NAMESPACE)).toBe(revision);
+    const deployment = await getJson<V1Deployment>(kubeconfig, ['deployment', RELEASE], NAMESPACE);
+    expect(deployment.spec?.replicas).toBe(2);
+  });
+
+  it('uninstalls without leaving anything behind, the webhook configuration included', async () => {
+    await helmOk(['uninstall', RELEASE, ...common(), '--wait']);
+    expect(await exists(kubeconfig, ['mutatingwebhookconfiguration', RELEASE])).toBe(false);
+    await waitForNothingLeft(kubeconfig, before);
+  });
+});
+
+describe('helm install of the kfx-webhook chart with a provided Secret', () => {
+  it('uses the Secret and caBundle, renders no cert-manager object, and uninstalls clean', async () => {
+    const ca = createCertificateAuthority();
+    const serving = ca.issue({ commonName: `${RELEASE}.${NAMESPACE}.svc` });
+    await applyManifests(kubeconfig, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name: 'webhook-tls', namespace: NAMESPACE },
+      data: {
+        'tls.crt': Buffer.from(serving.cert).toString('base64'),
+        'tls.key': Buffer.from(serving.key).toString('base64'),
+      },
+    } as KubernetesObject);
+    const before = await inventory(kubeconfig);
+
+    const result = await install(
+      { tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: ca.cert } },
+      '--wait',
+      '--timeout',
+      '120s',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const installed = await installedObjects(kubeconfig, RELEASE, NAMESPACE);
+    expect(installed.some((id) => id.includes('cert-manager.io'))).toBe(false);
+    const configuration = await getJson<V1MutatingWebhookConfiguration>(kubeconfig, [
+      'mutatingwebhookconfiguration',
+      RELEASE,
+    ]);
+    expect(configuration.metadata?.annotations?.['cert-manager.io/inject-ca-from']).toBeUndefined();
+    for (const webhook of configuration.webhooks ?? []) {
+      expect(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString()).toBe(ca.cert);
+    }
+    const deployment = await getJson<V1Deployment>(kubeconfig, ['deployment', RELEASE], NAMESPACE);
+    expect(
+      deployment.spec?.template.spec?.volumes?.find((v) => v.name === 'tls')?.secret?.secretName,
+    ).toBe('webhook-tls');
+    expect(deployment.status?.readyReplicas).toBe(2);
+
+    await helmOk(['uninstall', RELEASE, ...common(), '--wait']);
+    await waitForNothingLeft(kubeconfig, before);
+    // The Secret was the operator's, not the release's: it stays.
+    expect(await exists(kubeconfig, ['secret', 'webhook-tls'], NAMESPACE)).toBe(true);
+  });
+});
