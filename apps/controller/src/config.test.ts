@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@kfx/profile-reconcilers';
+import { ConfigError } from '@kfx/kube-runtime';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 
@@ -11,7 +11,7 @@ function file(name: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
-function problems(path: string): string[] {
+function problems(path: string): readonly string[] {
   try {
     loadConfig(path);
   } catch (error) {
@@ -89,8 +89,9 @@ reconcilers:
     ).toEqual([
       'workers: Too small: expected number to be >=1',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
-      '(top level): unknown key "resync" (known: reconcilers, workers, resyncSeconds, fieldManager, logLevel, leaderElection)',
-      'reconcilers.quotas.defaults.requests.cpu: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'resync: unknown key',
+      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, logLevel, leaderElection)',
+      'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });
 

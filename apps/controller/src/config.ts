@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
-  ConfigError,
   DEFAULT_RECONCILERS,
   enableBuiltInReconcilers,
   type EnabledReconciler,
 } from '@kfx/profile-reconcilers';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import { parse } from 'yaml';
 import { z } from 'zod';
 
@@ -50,13 +50,9 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
   const parsed = appSchema.safeParse(document ?? {});
   const problems: string[] = [];
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const key = issue.path.map(String).join('.') || '(top level)';
-      problems.push(
-        issue.code === 'unrecognized_keys'
-          ? `${key}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (known: ${Object.keys(appSchema.shape).join(', ')})`
-          : `${key}: ${issue.message}`,
-      );
+    problems.push(...describeIssues(parsed.error.issues));
+    if (parsed.error.issues.some((i) => i.code === 'unrecognized_keys' && i.path.length === 0)) {
+      problems.push(`(the top-level keys are ${Object.keys(appSchema.shape).join(', ')})`);
     }
   }
   let reconcilers: EnabledReconciler[] = [];

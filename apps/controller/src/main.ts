@@ -1,7 +1,7 @@
 // kfx-controller: reconciles per-tenant policy for every Kubeflow Profile. Exit codes: 0 after
 // a graceful stop (SIGTERM/SIGINT), 2 for a bad command line or config (nothing was started),
 // 1 when the controller failed at run time.
-import { ConfigError } from '@kfx/profile-reconcilers';
+import { ConfigError } from '@kfx/kube-runtime';
 import { parseCommandLine, USAGE, UsageError } from './args.js';
 import { loadConfig } from './config.js';
 import { startController } from './run.js';

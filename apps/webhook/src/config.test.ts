@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from './config.js';
+import { ConfigError } from '@kfx/kube-runtime';
+import { loadConfig, parseConfig } from './config.js';
 import { HANDLERS } from './webhooks.js';
 
 const tls = { certFile: '/etc/kfx/tls/tls.crt', keyFile: '/etc/kfx/tls/tls.key' };
@@ -11,7 +12,7 @@ function problems(document: unknown): string {
   try {
     parseConfig(document, HANDLERS);
   } catch (error) {
-    if (error instanceof ConfigError) return error.message;
+    if (error instanceof ConfigError) return error.problems.join('\n');
     throw error;
   }
   throw new Error('the configuration was accepted');
@@ -124,7 +125,9 @@ describe('loadConfig', () => {
   it('names the file with the problems', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'tls:\n  certFile: /c\n');
-    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(`${file}:\ntls.keyFile: Required`);
+    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(
+      `invalid configuration ${file}:\n  tls.keyFile: Required`,
+    );
   });
 
   it('says when the file is missing or not YAML', async () => {

@@ -2,6 +2,7 @@
 // stops the process with the key's path (`tls.certFile: Required`) before anything listens.
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import type { HandlerFactory } from './webhooks.js';
 
@@ -48,26 +49,6 @@ export interface WebhookAppConfig extends BaseConfig {
   sections: Record<string, unknown>;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-function keyPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, index) =>
-      typeof key === 'number' ? `[${key}]` : `${index ? '.' : ''}${String(key)}`,
-    )
-    .join('');
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') {
-    const where = keyPath(issue.path);
-    return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown key`).join('\n');
-  }
-  return `${keyPath(issue.path) || '(top level)'}: ${issue.message}`;
-}
-
 /** Checks a parsed document; the error lists every problem, one key path per line. */
 export function parseConfig(
   document: unknown,
@@ -90,7 +71,7 @@ export function parseConfig(
       'shutdownTimeoutMs',
       ...handlers.map((h) => h.section),
     ];
-    const lines = result.error.issues.map(describeIssue);
+    const lines = describeIssues(result.error.issues);
     if (
       result.error.issues.some(
         (issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0,
@@ -98,7 +79,7 @@ export function parseConfig(
     ) {
       lines.push(`(the top-level keys are ${known.join(', ')})`);
     }
-    throw new ConfigError(lines.join('\n'));
+    throw new ConfigError(lines);
   }
   const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, ...rest } = result.data;
   const parsed: Record<string, unknown> = rest;
@@ -123,17 +104,18 @@ export async function loadConfig(
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError([`cannot read ${file}: ${(error as Error).message}`]);
   }
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`${file} is not YAML: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError([`${file} is not YAML: ${(error as Error).message}`]);
   }
   try {
     return parseConfig(document, handlers);
   } catch (error) {
-    throw new ConfigError(`${file}:\n${(error as Error).message}`, { cause: error });
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.problems, `invalid configuration ${file}:`);
   }
 }

@@ -80,7 +80,7 @@ async function main(args: string[]): Promise<number | undefined> {
   try {
     config = await loadConfig(values.config, HANDLERS);
   } catch (error) {
-    process.stderr.write(`kfx-webhook: invalid configuration ${(error as Error).message}\n`);
+    process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
     return 1;
   }
   const logger = pino({ name: 'kfx-webhook', level: config.logLevel });

@@ -6,6 +6,7 @@ export {
   sleep,
   type BackoffOptions,
 } from './backoff.js';
+export { ConfigError, describeIssues, keyPath, type ConfigIssue } from './config-issues.js';
 export { KubeClient, type KubeClientOptions, type Query, type RequestOptions } from './client.js';
 export {
   describePath,

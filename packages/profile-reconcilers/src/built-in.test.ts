@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { enableBuiltInReconcilers } from './built-in.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '@kfx/kube-runtime';
 
-const problemsOf = (fn: () => unknown): string[] => {
+const problemsOf = (fn: () => unknown): readonly string[] => {
   try {
     fn();
   } catch (error) {
@@ -43,8 +43,8 @@ describe('enableBuiltInReconcilers', () => {
     );
     expect(problems).toEqual([
       'reconcilers.quota: unknown reconciler (known: namespace, quotas, limitrange, rbac, network-policies, proxy-config, templates)',
-      'reconcilers.quotas.defaults.requests.cpu: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
-      'reconcilers.quotas: unknown key "labelprefix"',
+      'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'reconcilers.quotas.labelprefix: unknown key',
       'reconcilers.limitrange.name: expected a lower-case Kubernetes object name (a-z, 0-9, "-", ".")',
     ]);
   });

@@ -1,6 +1,6 @@
 // The reconcilers kfx ships, by the key that enables them under `reconcilers:`, in the order
 // they run: the namespace first, since everything else lives in it.
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '@kfx/kube-runtime';
 import { enabler, type Enabler } from './enable.js';
 import type { EnabledReconciler } from './reconciler.js';
 import { limitRangeReconciler } from './reconcilers/limit-range.js';

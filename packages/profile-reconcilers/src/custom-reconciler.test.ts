@@ -36,6 +36,6 @@ describe('a reconciler of your own', () => {
     expect((desired?.objects[0] as V1ConfigMap | undefined)?.data).toEqual({ center: 'research' });
     expect(() =>
       enableReconciler(costCenter, { defaultCentre: 'x' }, { baseDir: '.', key: 'cost-center' }),
-    ).toThrow('cost-center: unknown key "defaultCentre"');
+    ).toThrow('cost-center.defaultCentre: unknown key');
   });
 });

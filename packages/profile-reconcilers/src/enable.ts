@@ -1,7 +1,7 @@
 // Binding a reconciler to its part of the config file: validate with its schema (errors name
 // the full key), prepare (read files, compile templates), and hide the config types behind
 // the three members the controller uses.
-import { ConfigError, zodProblems } from './config-error.js';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import type { EnabledReconciler, PrepareEnv, ProfileReconciler } from './reconciler.js';
 import { TemplateError } from './templates/template-text.js';
 
@@ -14,7 +14,7 @@ export function enableReconciler<Config, Prepared>(
 ): EnabledReconciler {
   // `quotas:` with nothing after it is YAML null: the reconciler with its defaults.
   const parsed = reconciler.configSchema.safeParse(raw ?? undefined);
-  if (!parsed.success) throw new ConfigError(zodProblems(env.key, parsed.error));
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues, env.key));
   let prepared: Prepared;
   try {
     prepared = reconciler.prepare(parsed.data, env);

@@ -4,7 +4,6 @@ export {
   enableBuiltInReconcilers,
   type EnableOptions,
 } from './built-in.js';
-export { ConfigError } from './config-error.js';
 export {
   createProfileController,
   ProfileController,

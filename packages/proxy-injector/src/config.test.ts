@@ -5,14 +5,14 @@ import {
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,
 } from './config.js';
-import { ConfigError, formatIssues } from './config-issues.js';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import { resolveProxySettings } from './settings.js';
 
 function problems(input: unknown): readonly string[] {
   try {
     parseProxyInjectorConfig(input);
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
+    if (error instanceof ConfigError) return error.problems;
     throw error;
   }
   throw new Error('the configuration was accepted');
@@ -72,7 +72,7 @@ describe('proxyInjector configuration', () => {
     const root = z.object({ proxyInjector: proxyInjectorConfigSchema });
     const result = root.safeParse({ proxyInjector: { httpProxy: 'http://p:1', podCidrs: 'x' } });
     expect(result.success).toBe(false);
-    expect(formatIssues(result.error?.issues ?? [], '')).toEqual([
+    expect(describeIssues(result.error?.issues ?? [], '')).toEqual([
       'proxyInjector.podCidrs: expected a list of CIDRs',
     ]);
   });

@@ -2,7 +2,7 @@
 // typo stops the process with the key that is wrong instead of injecting a broken proxy.
 import { z } from 'zod';
 import { isIpAddress, parseCidr } from './addresses.js';
-import { ConfigError, formatIssues } from './config-issues.js';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 
 /** kubeadm's default service range; its first address is the `kubernetes` Service. */
 export const DEFAULT_SERVICE_CIDRS: readonly string[] = ['10.96.0.0/12'];
@@ -112,5 +112,8 @@ export function parseProxyInjectorConfig(
 ): ProxyInjectorConfig {
   const result = proxyInjectorConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(root, formatIssues(result.error.issues, root));
+  throw new ConfigError(
+    describeIssues(result.error.issues, root),
+    `invalid ${root} configuration:`,
+  );
 }

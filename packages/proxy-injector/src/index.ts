@@ -8,7 +8,6 @@ export {
   type ProxyInjectorConfig,
   type ProxyInjectorConfigInput,
 } from './config.js';
-export { ConfigError, formatIssues, keyPath } from './config-issues.js';
 export { diffLines, renderDiff, type DiffOptions } from './diff.js';
 export {
   injectPodSpec,

@@ -3,7 +3,7 @@
 // webhook, the offline preview and the tests all go through here.
 import { firstHostAddress, parseCidr } from './addresses.js';
 import type { ProxyInjectorConfig } from './config.js';
-import { ConfigError } from './config-issues.js';
+import { ConfigError } from '@kfx/kube-runtime';
 import { javaProxyOptions, type JavaOptions } from './java-options.js';
 import { clusterNoProxyDefaults, mergeNoProxy } from './no-proxy.js';
 
@@ -55,9 +55,10 @@ function fromEnv(environment: Environment, upper: string): string | undefined {
 function checkedEnvUrl(environment: Environment, upper: string): string | undefined {
   const value = fromEnv(environment, upper);
   if (value === undefined || URL.canParse(value)) return value;
-  throw new ConfigError('proxyInjector', [
-    `proxyInjector.fromEnvironment: the webhook's ${upper} (${redactProxy(value)}) is not a URL`,
-  ]);
+  throw new ConfigError(
+    [`proxyInjector.fromEnvironment: the webhook's ${upper} (${redactProxy(value)}) is not a URL`],
+    'invalid proxyInjector configuration:',
+  );
 }
 
 /**
@@ -75,9 +76,12 @@ export function resolveProxySettings(
     httpsProxy ??= checkedEnvUrl(environment, 'HTTPS_PROXY');
     environmentNoProxy = [fromEnv(environment, 'NO_PROXY') ?? ''];
     if (httpProxy === undefined && httpsProxy === undefined) {
-      throw new ConfigError('proxyInjector', [
-        'proxyInjector: nothing to inject: httpProxy and httpsProxy are not set and the webhook process has neither HTTP_PROXY nor HTTPS_PROXY (fromEnvironment: true)',
-      ]);
+      throw new ConfigError(
+        [
+          'proxyInjector: nothing to inject: httpProxy and httpsProxy are not set and the webhook process has neither HTTP_PROXY nor HTTPS_PROXY (fromEnvironment: true)',
+        ],
+        'invalid proxyInjector configuration:',
+      );
     }
   }
   const [firstServiceCidr] = config.serviceCidrs;

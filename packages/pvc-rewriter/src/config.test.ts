@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { parsePvcRewriterConfig, pvcRewriterConfigSchema } from './config.js';
-import { ConfigError, formatIssues } from './config-issues.js';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 
 function problems(input: unknown): readonly string[] {
   try {
     parsePvcRewriterConfig(input);
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
+    if (error instanceof ConfigError) return error.problems;
     throw error;
   }
   throw new Error('the configuration was accepted');
@@ -80,7 +80,7 @@ describe('pvcRewriter configuration', () => {
     const result = root.safeParse({
       pvcRewriter: { rules: [{}, { accessModes: ['ReadWriteMany'] }] },
     });
-    expect(formatIssues(result.error?.issues ?? [], '')).toEqual([
+    expect(describeIssues(result.error?.issues ?? [], '')).toEqual([
       'pvcRewriter.rules[0].accessModes: Required',
       'pvcRewriter.rules[0].storageClassName: Required',
       'pvcRewriter.rules[1].storageClassName: Required',

@@ -1,7 +1,7 @@
 // The `pvcRewriter` section of the kfx-webhook configuration. Rules are checked at start-up: a
 // bad rule stops the process with the rule's key path instead of rewriting claims wrongly.
 import { z } from 'zod';
-import { ConfigError, formatIssues } from './config-issues.js';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import { DEFAULT_STORAGE_CLASS, UNSET_STORAGE_CLASS } from './rules.js';
 
 export const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
@@ -126,5 +126,8 @@ export type PvcRewriterConfig = z.output<typeof pvcRewriterConfigSchema>;
 export function parsePvcRewriterConfig(input: unknown, root = 'pvcRewriter'): PvcRewriterConfig {
   const result = pvcRewriterConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(root, formatIssues(result.error.issues, root));
+  throw new ConfigError(
+    describeIssues(result.error.issues, root),
+    `invalid ${root} configuration:`,
+  );
 }

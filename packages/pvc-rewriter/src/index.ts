@@ -6,7 +6,6 @@ export {
   type PvcRewriterConfig,
   type PvcRewriterConfigInput,
 } from './config.js';
-export { ConfigError, formatIssues, keyPath } from './config-issues.js';
 export {
   formatSelector,
   matchesSelector,

@@ -140,7 +140,7 @@ describe('rbac', () => {
   it('names the binding key that is wrong', () => {
     expect(() =>
       run(rbacReconciler, { bindings: [{ name: 'x', subjects: [{ kind: 'Group', name: 'g' }] }] }),
-    ).toThrow(/reconcilers\.rbac\.bindings\.0: set exactly one of clusterRole and role/);
+    ).toThrow(/reconcilers\.rbac\.bindings\[0\]: set exactly one of clusterRole and role/);
     expect(() =>
       run(rbacReconciler, {
         bindings: [{ name: 'x', role: 'r', subjects: [{ kind: 'Group', name: '{{ group }}' }] }],
@@ -235,7 +235,7 @@ describe('network-policies', () => {
 
   it('catches a typo in disable', () => {
     expect(() => run(networkPoliciesReconciler, { disable: ['allow-prometeus'] })).toThrow(
-      /reconcilers\.network-policies\.disable\.0: "allow-prometeus" is not in the kubeflow preset/,
+      /reconcilers\.network-policies\.disable\[0\]: "allow-prometeus" is not in the kubeflow preset/,
     );
   });
 });
