@@ -19,6 +19,8 @@ const commands = {
 };
 
 const which = process.argv[2];
+// Everything after the command goes to the script (`npm start -- --keep` → `kfx demo --keep`).
+const extra = process.argv.slice(3);
 const script = commands[which];
 if (!script) {
   console.error(`usage: node tooling/setup/run.mjs <${Object.keys(commands).join('|')}>`);
@@ -90,5 +92,5 @@ if (!node24?.startsWith('v24.')) {
 }
 step(`Running "${script}" on Node ${node24}`);
 const path = `${bin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}`;
-took = run(join(bin, 'pnpm'), ['run', script], { ...clean, PATH: path });
+took = run(join(bin, 'pnpm'), ['run', script, ...extra], { ...clean, PATH: path });
 console.log(`✓ ${which} finished in ${took}`);
