@@ -24,9 +24,14 @@ let env: ControlPlane | undefined;
 let controller: ControllerUnderTest | undefined;
 let kubeconfig = '';
 
-const [profile] = guide.yaml<KubernetesObject & { metadata: { name: string } }>('profile');
+interface Profile {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: unknown;
+}
+const [profile] = guide.yaml<Profile>('profile');
 const old = guide.yaml<KubernetesObject>('old-objects');
-const oldOf = <T>(kind: string) => old.find((o) => o.kind === kind) as T;
 const stored: { quota?: V1ResourceQuota; limitRange?: V1LimitRange; binding?: V1RoleBinding } = {};
 
 beforeAll(async () => {
@@ -45,7 +50,7 @@ beforeAll(async () => {
   await applyManifests(kubeconfig, [
     profile,
     { ...profile, metadata: { ...profile.metadata, name: 'bob' } },
-  ]);
+  ] as KubernetesObject[]);
   controller = await startControllerFromChart({
     values: guide.text('controller-values'),
     kubeconfigPath: kubeconfig,
@@ -74,7 +79,7 @@ async function managed<T extends KubernetesObject>(kind: string, name: string, n
 
 describe(guide.file, () => {
   it('the guide shows the old objects it compares with', () => {
-    expect(oldOf<V1ResourceQuota>('ResourceQuota').spec?.hard).toBeDefined();
+    expect(old.map((o) => o.kind)).toEqual(['ResourceQuota', 'LimitRange', 'RoleBinding']);
     expect(stored.quota?.spec?.hard).toBeDefined();
   });
 
@@ -102,7 +107,7 @@ describe(guide.file, () => {
     const expected = guide.text('network-policies').trim().split('\n');
     const names = await waitFor(
       async () => {
-        const items = await listJson<KubernetesObject>(kubeconfig, ['networkpolicies'], 'alice');
+        const items = await listJson(kubeconfig, ['networkpolicies'], 'alice');
         const got = items
           .map((p) => `networkpolicy.networking.k8s.io/${p.metadata?.name ?? ''}`)
           .sort();
