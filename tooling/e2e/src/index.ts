@@ -1,3 +1,4 @@
+export { createThroughWebhook } from './admission.js';
 export {
   appEntry,
   runApp,
@@ -5,10 +6,13 @@ export {
   type AppPackage,
   type Completed,
   type RunningApp,
+  type StartOptions,
 } from './apps.js';
 export { CERT_MANAGER_CRDS } from './cert-manager.js';
+export { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
 export { startControllerFromChart, type ControllerUnderTest } from './controller-server.js';
 export { checkBlocks, GUIDES_DIR, readGuide, type CheckBlock, type Guide } from './guide.js';
+export { runGuideCommand, runGuideCommands, type GuideCommandOptions } from './guide-commands.js';
 export {
   CHARTS,
   findRendered,
@@ -22,5 +26,6 @@ export {
 export { difference, inventory, RECORD_RESOURCES } from './inventory.js';
 export { kubectl, kubectlOk } from './kubectl.js';
 export { waitUntilReady } from './probe.js';
+export { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 export { commandLines, splitWords } from './shell-words.js';
 export { startWebhookFromChart, type WebhookUnderTest } from './webhook-server.js';

@@ -13,9 +13,10 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApp, type Completed } from '../apps.js';
+import type { Completed } from '../apps.js';
 import { exists } from '../cluster.js';
 import { readGuide } from '../guide.js';
+import { runGuideCommand } from '../guide-commands.js';
 import { commandLines } from '../shell-words.js';
 
 const guide = readGuide('from-scripted-uat-driver.md');
@@ -43,11 +44,10 @@ beforeAll(async () => {
     '--- kfx:junit end ---',
   );
   await serveLogsFromFile(env.kubeconfigPath, { namespace: 'test-kubeflow', file: log });
-  run = await runApp('@kfx/cli', command.slice(1), {
+  run = await runGuideCommand(command, {
     cwd: dir,
+    kubeconfigPath: env.kubeconfigPath,
     env: {
-      ...process.env,
-      KUBECONFIG: env.kubeconfigPath,
       CI: 'true',
       HTTP_PROXY: deadProxy,
       HTTPS_PROXY: deadProxy,
