@@ -2,11 +2,11 @@
 // processes against the embedded control plane, with their logs in the control plane's folder.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Testenv } from './testenv.js';
 
 export interface RunningApp {
@@ -15,21 +15,29 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-/** The built entry point of an app package (`@kfx/webhook-app` → …/apps/webhook/dist/main.js). */
-function entryPoint(pkg: string): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'main.js');
+/**
+ * The built entry point of an app beside this one in the repository (`webhook` →
+ * apps/webhook/dist/main.js): the demo runs from a checkout, where `npm start` builds all three.
+ */
+function entryPoint(app: string): string {
+  const main = fileURLToPath(new URL(`../../${app}/dist/main.js`, import.meta.url));
+  if (!existsSync(main)) {
+    throw new Error(
+      `${main} is missing: kfx demo runs from the kfx repository after \`npm start\` (or turbo run build)`,
+    );
+  }
+  return main;
 }
 
 export function startApp(
   name: string,
-  pkg: string,
+  app: string,
   args: readonly string[],
   dir: string,
 ): RunningApp {
   const logFile = join(dir, `${name}.log`);
   const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [entryPoint(pkg), ...args], {
+  const child: ChildProcess = spawn(process.execPath, [entryPoint(app), ...args], {
     stdio: ['ignore', fd, fd],
   });
   const kill = () => child.kill('SIGKILL');

@@ -73,7 +73,7 @@ async function startWebhook(
   );
   const webhook = startApp(
     'kfx-webhook',
-    '@kfx/webhook-app',
+    'webhook',
     ['--config', config, '--kubeconfig', env.kubeconfigPath],
     env.dir,
   );
@@ -134,7 +134,7 @@ async function startController(
   );
   const controller = startApp(
     'kfx-controller',
-    '@kfx/controller-app',
+    'controller',
     [
       '--config',
       config,
