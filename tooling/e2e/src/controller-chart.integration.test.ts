@@ -7,7 +7,7 @@ import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
 import { CHARTS, helm, helmOk, withValuesFile } from './helm.js';
-import { difference, inventory } from './inventory.js';
+import { difference, inventory, settledInventory } from './inventory.js';
 import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 
 const NAMESPACE = 'kfx-system';
@@ -102,7 +102,7 @@ describe('helm install of the kfx-controller chart', () => {
   let before: string[] = [];
 
   it('refuses bad values, naming each, and installs nothing', async () => {
-    before = await inventory(kubeconfig);
+    before = await settledInventory(kubeconfig);
     const cases: [string[], RegExp][] = [
       [['--set', 'replicaCount=0'], /replicaCount.*minimum: got 0, want 1/],
       [

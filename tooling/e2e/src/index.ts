@@ -23,7 +23,7 @@ export {
   withValuesFile,
   type Rendered,
 } from './helm.js';
-export { difference, inventory, RECORD_RESOURCES } from './inventory.js';
+export { difference, inventory, RECORD_RESOURCES, settledInventory } from './inventory.js';
 export { kubectl, kubectlOk } from './kubectl.js';
 export { waitUntilReady } from './probe.js';
 export { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';

@@ -1,6 +1,7 @@
 // Every object the API server holds, by identity (resource, namespace, name), across every kind
 // it serves (discovery through kubectl api-resources, so CRDs count too). Comparing the
 // inventory before an install and after an uninstall shows what a release left behind.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { kubectlOk } from './kubectl.js';
 
 /** Kinds that are records of what happened, not objects anyone installs: they expire on a TTL. */
@@ -31,6 +32,22 @@ export async function inventory(
       return `${item.kind ?? '?'}${group} ${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? '?'}`;
     })
     .sort();
+}
+
+/**
+ * The inventory once two readings a second apart agree: right after a control plane starts,
+ * kube-controller-manager is still adding ServiceAccounts and CA ConfigMaps to namespaces, and a
+ * "before" taken in the middle of that would report them as left behind.
+ */
+export async function settledInventory(kubeconfigPath: string): Promise<string[]> {
+  let previous = await inventory(kubeconfigPath);
+  for (let reading = 0; reading < 30; reading++) {
+    await sleep(1000);
+    const current = await inventory(kubeconfigPath);
+    if (current.join('\n') === previous.join('\n')) return current;
+    previous = current;
+  }
+  throw new Error('the cluster did not settle within 30 s: its objects kept changing');
 }
 
 /** What `after` has that `before` had not, and what it lost. */

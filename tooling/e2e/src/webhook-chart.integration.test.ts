@@ -21,7 +21,7 @@ import { parse } from 'yaml';
 import { CERT_MANAGER_CRDS } from './cert-manager.js';
 import { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
 import { CHARTS, helm, helmOk, withValuesFile } from './helm.js';
-import { difference, inventory } from './inventory.js';
+import { difference, inventory, settledInventory } from './inventory.js';
 import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 
 const NAMESPACE = 'kfx-system';
@@ -65,7 +65,7 @@ describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
   let before: string[] = [];
 
   it('refuses bad values, naming each, and installs nothing', async () => {
-    before = await inventory(kubeconfig);
+    before = await settledInventory(kubeconfig);
     const cases: [string[], RegExp][] = [
       [['--set', 'replicaCount=1'], /replicaCount.*minimum: got 1, want 2/],
       [['--set', 'webhook.timeoutSeconds=60'], /webhook\/timeoutSeconds.*maximum: got 60, want 30/],
@@ -240,7 +240,7 @@ describe('helm install of the kfx-webhook chart with a provided Secret', () => {
         'tls.key': Buffer.from(serving.key).toString('base64'),
       },
     } as KubernetesObject);
-    const before = await inventory(kubeconfig);
+    const before = await settledInventory(kubeconfig);
 
     const result = await install(
       { tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: ca.cert } },
@@ -270,5 +270,36 @@ describe('helm install of the kfx-webhook chart with a provided Secret', () => {
     await waitForNothingLeft(kubeconfig, before);
     // The Secret was the operator's, not the release's: it stays.
     expect(await exists(kubeconfig, ['secret', 'webhook-tls'], NAMESPACE)).toBe(true);
+  });
+});
+
+describe('helm install of the kfx-webhook chart with an existing ClusterIssuer', () => {
+  it('renders only a Certificate naming it, accepted by the apiserver, and uninstalls clean', async () => {
+    await applyManifests(kubeconfig, {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'ClusterIssuer',
+      metadata: { name: 'corp-ca' },
+      spec: { ca: { secretName: 'corp-ca' } },
+    } as KubernetesObject);
+    const before = await settledInventory(kubeconfig);
+
+    const issuerRef = { name: 'corp-ca', kind: 'ClusterIssuer' };
+    const result = await install({ tls: { certManager: { issuerRef } } }, '--wait');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const installed = await installedObjects(kubeconfig, RELEASE, NAMESPACE);
+    expect(installed.filter((id) => id.includes('cert-manager.io'))).toEqual([
+      `Certificate.cert-manager.io ${NAMESPACE}/${RELEASE}-serving`,
+    ]);
+    const certificate = await getJson<{ spec: { issuerRef: object; secretName: string } }>(
+      kubeconfig,
+      ['certificate', `${RELEASE}-serving`],
+      NAMESPACE,
+    );
+    expect(certificate.spec.issuerRef).toEqual({ ...issuerRef, group: 'cert-manager.io' });
+    expect(certificate.spec.secretName).toBe(`${RELEASE}-tls`);
+
+    await helmOk(['uninstall', RELEASE, ...common(), '--wait']);
+    await waitForNothingLeft(kubeconfig, before);
   });
 });
