@@ -31,6 +31,18 @@ const problems = (options: Partial<RenderManifestsOptions>) =>
   );
 
 describe('renderManifests', () => {
+  it('quotes annotation values kubectl would read as booleans (ingress-nginx "off")', async () => {
+    const { yaml } = await render({ expose: 'ingress', externalAddress: ['k8s-api.example.org'] });
+    // kubectl parses YAML 1.1, where a bare off is false and fails an annotation's string type.
+    const docs = parseAllDocuments(yaml, { version: '1.1' }).map(
+      (d) => d.toJS() as Partial<V1Ingress>,
+    );
+    const ingress = docs.find((d) => d.kind === 'Ingress');
+    const annotations = ingress?.metadata?.annotations ?? {};
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+    expect(Object.values(annotations).every((v) => typeof v === 'string')).toBe(true);
+  });
+
   it('puts the external IP and DNS names, and the Service names, into a certificate of weeks, not years', async () => {
     const { find } = await render({ externalAddress: ['203.0.113.10', 'k8s-api.example.org'] });
     const serving = find('Certificate', 'kfx-expose-api') as CertManagerObject | undefined;

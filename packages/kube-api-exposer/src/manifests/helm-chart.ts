@@ -69,7 +69,7 @@ Once cert-manager has issued the certificate, give a plugin its address, CA and 
 `;
   return {
     'Chart.yaml': stringify(chart, { lineWidth: 0 }),
-    'values.yaml': VALUES_HEADER + stringify(chartValues(s), { lineWidth: 0 }),
+    'values.yaml': VALUES_HEADER + stringify(chartValues(s), { lineWidth: 0, version: '1.1' }),
     'templates/NOTES.txt': notes,
     ...HELM_TEMPLATES,
   };

@@ -19,5 +19,7 @@ export function manifestObjects(s: ManifestSettings): object[] {
 }
 
 export function toYaml(objects: readonly object[]): string {
-  return objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  // YAML 1.1 rules for strings: kubectl reads `off`, `yes`, `on` as booleans unless quoted (the
+  // ingress-nginx annotations hold such values).
+  return objects.map((o) => stringify(o, { lineWidth: 0, version: '1.1' })).join('---\n');
 }
