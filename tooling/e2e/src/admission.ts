@@ -4,7 +4,7 @@
 // creates are retried until the webhook has visibly acted, then the object is created for real.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { waitFor } from '@kfx/testenv';
-import { kubectlOk } from './kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 
 export async function createThroughWebhook<T extends KubernetesObject>(
   kubeconfigPath: string,

@@ -1,33 +1,32 @@
 // The built kfx binaries (apps/*/dist/main.js, which turbo builds before these tests run) as
 // child processes: a long-running server with its log in a file, or a command run to its end.
 // Running the shipped entry points, not their libraries, proves what an operator runs.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, openSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startProcess, type ManagedProcess } from '@kfx/testenv';
 
 export type AppPackage = '@kfx/webhook-app' | '@kfx/controller-app' | '@kfx/cli';
 
-/** The built entry point of an app package, with a clear error when it was not built. */
+const FOLDERS: Record<AppPackage, string> = {
+  '@kfx/webhook-app': 'webhook',
+  '@kfx/controller-app': 'controller',
+  '@kfx/cli': 'cli',
+};
+
+/** The built entry point of an app in this repository, with a clear error when it was not built. */
 export function appEntry(pkg: AppPackage): string {
-  const require = createRequire(import.meta.url);
-  const entry = join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'main.js');
+  const entry = fileURLToPath(
+    new URL(`../../../apps/${FOLDERS[pkg]}/dist/main.js`, import.meta.url),
+  );
   if (!existsSync(entry)) {
     throw new Error(`${entry} does not exist: build ${pkg} first (turbo run build does it)`);
   }
   return entry;
 }
 
-export interface RunningApp {
-  logFile: string;
-  /** The log so far, for assertions and failure messages. */
-  log(): string;
-  /** Exit code and signal once it has exited, else undefined. */
-  exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  /** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */
-  stop(): Promise<void>;
-}
+export type RunningApp = ManagedProcess;
 
 export interface StartOptions {
   env?: NodeJS.ProcessEnv;
@@ -41,29 +40,14 @@ export function startApp(
   logFile: string,
   options: StartOptions = {},
 ): RunningApp {
-  const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [appEntry(pkg), ...args], {
-    stdio: ['ignore', fd, fd],
-    env: options.env ?? process.env,
+  return startProcess({
+    name: pkg,
+    command: process.execPath,
+    args: [appEntry(pkg), ...args],
+    logFile,
+    ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
-  return {
-    logFile,
-    log: () => readFileSync(logFile, 'utf8'),
-    exited: () => (hasExited() ? { code: child.exitCode, signal: child.signalCode } : undefined),
-    async stop() {
-      process.removeListener('exit', kill);
-      if (hasExited()) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(kill, 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
 }
 
 export interface Completed {

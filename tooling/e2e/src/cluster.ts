@@ -2,7 +2,8 @@
 // interfaces (never through its serializer, which would turn timestamps into Dates).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { waitFor } from '@kfx/testenv';
-import { kubectl, kubectlOk } from './kubectl.js';
+import { kubectl } from './kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 
 /** `kubectl get <what> -o json`; `namespace` adds `-n`. */
 export async function getJson<T = KubernetesObject>(

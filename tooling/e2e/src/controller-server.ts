@@ -3,10 +3,9 @@
 // binary against the test apiserver with admin credentials and one replica (no Lease).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@kfx/testenv';
+import { freePort, waitUntilHealthy } from '@kfx/testenv';
 import { startApp, type RunningApp } from './apps.js';
 import { CHARTS, findRendered, renderChart, type Rendered } from './helm.js';
-import { waitUntilReady } from './probe.js';
 
 export interface ControllerUnderTest {
   app: RunningApp;
@@ -57,7 +56,7 @@ export async function startControllerFromChart(options: {
     join(options.dir, 'kfx-controller.log'),
   );
   try {
-    await waitUntilReady('kfx-controller', app, `http://127.0.0.1:${port}/readyz`);
+    await waitUntilHealthy(app, `http://127.0.0.1:${port}/readyz`);
   } catch (error) {
     await app.stop();
     throw error;

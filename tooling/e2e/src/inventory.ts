@@ -2,7 +2,7 @@
 // it serves (discovery through kubectl api-resources, so CRDs count too). Comparing the
 // inventory before an install and after an uninstall shows what a release left behind.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kubectlOk } from './kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 
 /** Kinds that are records of what happened, not objects anyone installs: they expire on a TTL. */
 export const RECORD_RESOURCES = ['events', 'events.events.k8s.io'] as const;

@@ -1,6 +1,5 @@
-// The test cluster's kubectl (built by @kfx/testenv), for what a reader of the guides would type
-// and for listing every kind the API serves. @kfx/testenv runs kubectl internally but does not
-// export that helper, hence this small one.
+// kubectl as a reader of the guides runs it, when a test needs the exit code and both outputs
+// (a command expected to fail). For a command that must succeed, @kfx/testenv's `kubectl`.
 import { execFile } from 'node:child_process';
 import { ensureBinaries } from '@kfx/testenv';
 import type { Completed } from './apps.js';
@@ -23,17 +22,4 @@ export async function kubectl(
     );
     child.stdin?.end(input ?? '');
   });
-}
-
-/** kubectl that must succeed: its stdout, or an error with its stderr. */
-export async function kubectlOk(
-  kubeconfigPath: string,
-  args: readonly string[],
-  input?: string,
-): Promise<string> {
-  const result = await kubectl(kubeconfigPath, args, input);
-  if (result.code !== 0) {
-    throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
-  }
-  return result.stdout;
 }

@@ -5,12 +5,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { applyManifests, freePort } from '@kfx/testenv';
+import { applyManifests, freePort, waitUntilHealthy } from '@kfx/testenv';
 import { parse, stringify } from 'yaml';
 import { startApp, type RunningApp } from './apps.js';
 import { CHARTS, findRendered, renderChart, type Rendered } from './helm.js';
 import { kubectl } from './kubectl.js';
-import { waitUntilReady } from './probe.js';
 
 export interface WebhookUnderTest {
   app: RunningApp;
@@ -65,7 +64,7 @@ export async function startWebhookFromChart(options: {
   );
   const base = `https://127.0.0.1:${port}`;
   try {
-    await waitUntilReady('kfx-webhook', app, `${base}/readyz`, ca.cert);
+    await waitUntilHealthy(app, `${base}/readyz`, { ca: ca.cert });
   } catch (error) {
     await app.stop();
     throw error;

@@ -11,9 +11,9 @@ import { fakeNode, kwokConfigYaml } from './kwok.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { applyManifests, CRDS, installCrds } from './objects.js';
 import { writePki, SERVICE_CIDR } from './pki.js';
-import { healthy, type ClientTls } from './health.js';
+import { waitUntilHealthy, type ClientTls } from './health.js';
 import { freePort } from './ports.js';
-import { startComponent, startReaper, type Component } from './processes.js';
+import { startProcess, startReaper, type ManagedProcess } from './processes.js';
 import { waitFor } from './wait.js';
 
 export type OptionalComponent = 'controller-manager' | 'scheduler' | 'kwok';
@@ -58,38 +58,6 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-export class ControlPlaneStartError extends Error {
-  constructor(component: string, reason: string, logTail: string) {
-    super(
-      `${component} did not start: ${reason}${logTail ? `\n--- last lines of ${component}.log ---\n${logTail}` : ''}`,
-    );
-    this.name = 'ControlPlaneStartError';
-  }
-}
-
-async function waitHealthy(
-  component: Component,
-  check: () => Promise<string | true>,
-  timeoutMs: number,
-): Promise<void> {
-  const outcome = await waitFor(
-    async () => {
-      // A component that exited will never become healthy: stop waiting at once.
-      if (component.child.exitCode !== null || component.child.signalCode !== null) {
-        return {
-          done: true,
-          value: `exited with ${component.child.signalCode ?? component.child.exitCode}`,
-        };
-      }
-      const result = await check();
-      return result === true ? { done: true, value: undefined } : { done: false, saw: result };
-    },
-    { description: `${component.name} to be healthy`, timeoutMs, intervalMs: 100 },
-  ).catch((error: unknown) => (error as Error).message);
-  if (outcome !== undefined)
-    throw new ControlPlaneStartError(component.name, outcome, component.tail());
-}
-
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const components = new Set(options.components ?? []);
   const progress = options.progress ?? (() => undefined);
@@ -102,10 +70,17 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
   const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
   startReaper(dir);
-  const running: Component[] = [];
+  const running: ManagedProcess[] = [];
   const logFiles: Record<string, string> = {};
   const start = (name: string, binary: string, args: string[]) => {
-    const c = startComponent(dir, name, binary, args);
+    const c = startProcess({
+      name,
+      command: binary,
+      args,
+      logFile: join(dir, `${name}.log`),
+      cwd: dir,
+      reaperDir: dir,
+    });
     running.push(c);
     logFiles[name] = c.logFile;
     return c;
@@ -135,7 +110,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       '--unsafe-no-fsync',
       '--log-level=warn',
     ]);
-    await waitHealthy(etcd, () => healthy(`http://127.0.0.1:${etcdClient}/health`), timeoutMs);
+    await waitUntilHealthy(etcd, `http://127.0.0.1:${etcdClient}/health`, { timeoutMs });
 
     const apiServerArgs = [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
@@ -167,7 +142,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const startApiServer = async () => {
       progress('starting kube-apiserver');
       const apiserver = start('kube-apiserver', bin['kube-apiserver'], apiServerArgs);
-      await waitHealthy(apiserver, () => healthy(`${server}/readyz`, tls), timeoutMs);
+      await waitUntilHealthy(apiserver, `${server}/readyz`, { ...tls, timeoutMs });
       return apiserver;
     };
     let apiserver = await startApiServer();
@@ -216,7 +191,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--service-cluster-ip-range=${SERVICE_CIDR}`,
         '--controllers=*,-nodeipam',
       ]);
-      await waitHealthy(kcm, () => healthy(`https://127.0.0.1:${kcmPort}/healthz`, tls), timeoutMs);
+      await waitUntilHealthy(kcm, `https://127.0.0.1:${kcmPort}/healthz`, { ...tls, timeoutMs });
     }
 
     if (components.has('scheduler')) {
@@ -232,11 +207,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--tls-private-key-file=${f.servingKey}`,
         '--leader-elect=false',
       ]);
-      await waitHealthy(
-        scheduler,
-        () => healthy(`https://127.0.0.1:${schedPort}/healthz`, tls),
+      await waitUntilHealthy(scheduler, `https://127.0.0.1:${schedPort}/healthz`, {
+        ...tls,
         timeoutMs,
-      );
+      });
     }
 
     if (components.has('kwok')) {
@@ -251,7 +225,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--kubeconfig=${kubeconfigPath}`,
         `--config=${kwokConfig}`,
       ]);
-      await waitHealthy(kwok, () => healthy(`http://127.0.0.1:${kwokPort}/healthz`), timeoutMs);
+      await waitUntilHealthy(kwok, `http://127.0.0.1:${kwokPort}/healthz`, { timeoutMs });
       const nodes = Array.from({ length: options.nodes ?? 1 }, (_, i) =>
         fakeNode(`kwok-node-${i}`),
       );

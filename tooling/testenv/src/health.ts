@@ -1,13 +1,15 @@
-// Health probes of the components on 127.0.0.1. Each request gets its own agent (`agent: false`):
+// Health probes of processes on 127.0.0.1. Each request gets its own agent (`agent: false`):
 // Node's global agent follows HTTP(S)_PROXY under NODE_USE_ENV_PROXY=1, and a probe of a local
-// component must never leave through a proxy.
+// process must never leave through a proxy.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { ManagedProcess } from './processes.js';
+import { waitFor } from './wait.js';
 
 export interface ClientTls {
-  ca: string;
-  cert: string;
-  key: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
 }
 
 export interface ProbeResult {
@@ -15,7 +17,7 @@ export interface ProbeResult {
   body: string;
 }
 
-export function probe(url: string, tls?: ClientTls): Promise<ProbeResult> {
+export function probe(url: string, tls: ClientTls = {}): Promise<ProbeResult> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(url, { ...tls, agent: false, timeout: 5000 }, (res) => {
@@ -39,4 +41,35 @@ export async function healthy(url: string, tls?: ClientTls): Promise<string | tr
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+export class NotHealthyError extends Error {
+  constructor(name: string, reason: string, logTail: string) {
+    super(
+      `${name} did not start: ${reason}${logTail ? `\n--- last lines of its log ---\n${logTail}` : ''}`,
+    );
+    this.name = 'NotHealthyError';
+  }
+}
+
+/**
+ * Waits until `url` answers 200. Stops at once when the process exits (it will never answer);
+ * either way the error carries the end of its log.
+ */
+export async function waitUntilHealthy(
+  process: ManagedProcess,
+  url: string,
+  options: ClientTls & { timeoutMs?: number } = {},
+): Promise<void> {
+  const { timeoutMs = 60_000, ...tls } = options;
+  const outcome = await waitFor(
+    async () => {
+      const status = process.exitStatus();
+      if (status) return { done: true, value: `exited with ${status.signal ?? status.code}` };
+      const result = await healthy(url, tls);
+      return result === true ? { done: true, value: undefined } : { done: false, saw: result };
+    },
+    { description: `${process.name} to answer ${url}`, timeoutMs, intervalMs: 100 },
+  ).catch((error: unknown) => (error as Error).message);
+  if (outcome !== undefined) throw new NotHealthyError(process.name, outcome, process.tail());
 }

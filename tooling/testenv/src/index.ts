@@ -13,12 +13,19 @@ export {
   type Progress,
 } from './build.js';
 export {
-  ControlPlaneStartError,
   startControlPlane,
   type ControlPlane,
   type ControlPlaneOptions,
   type OptionalComponent,
 } from './control-plane.js';
+export {
+  healthy,
+  NotHealthyError,
+  probe,
+  waitUntilHealthy,
+  type ClientTls,
+  type ProbeResult,
+} from './health.js';
 export { KWOK_ANNOTATIONS } from './kwok.js';
 export { appendLog, criLine, serveLogsFromFile } from './logs.js';
 export { kubeconfigYaml, type KubeconfigInput } from './kubeconfig.js';
@@ -27,10 +34,13 @@ export {
   CRDS,
   FIELD_MANAGER,
   installCrds,
+  kubectl,
   toObjects,
+  type Cluster,
   type Manifests,
 } from './objects.js';
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
 export { freePort } from './ports.js';
+export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
 export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';
 export { registerWebhook, type WebhookRegistration } from './webhooks.js';

@@ -1,6 +1,7 @@
-// Child processes of a control plane: output captured to a log file per component, stopped
-// with SIGTERM then SIGKILL, and never left behind: an exit hook kills them when this process
-// ends, and a detached reaper kills them if this process is killed outright (SIGKILL, OOM).
+// Child processes started for tests and the demo (the control-plane components, the kfx apps):
+// output captured to a log file, stopped with SIGTERM then SIGKILL, and never left behind: an
+// exit hook kills them when this process ends, and, for a control plane, a detached reaper kills
+// them if this process is killed outright (SIGKILL, OOM).
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
@@ -26,15 +27,83 @@ function hookExit(): void {
   });
 }
 
-export interface Component {
+export interface ManagedProcess {
   name: string;
   child: ChildProcess;
   logFile: string;
-  /** Resolves when the process has exited. */
+  /** Resolves with the exit code (null after a signal) once the process has exited. */
   exited: Promise<number | null>;
+  /** How it ended, or undefined while it runs. */
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 5 s); resolves once it is gone. */
   stop(graceMs?: number): Promise<void>;
+  /** Its whole log so far. */
+  log(): string;
   /** The last lines of its log, for error messages. */
   tail(lines?: number): string;
+}
+
+export interface StartProcessOptions {
+  /** For messages, e.g. `kube-apiserver` or `kfx-webhook`. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  /** Where stdout and stderr go (appended). */
+  logFile: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** A control-plane folder whose reaper should kill this process too. */
+  reaperDir?: string;
+}
+
+export function startProcess(options: StartProcessOptions): ManagedProcess {
+  hookExit();
+  const { name, command, args, logFile } = options;
+  const fd = openSync(logFile, 'a');
+  const child = spawn(command, args, {
+    env: options.env ?? process.env,
+    stdio: ['ignore', fd, fd],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  closeSync(fd);
+  live.add(child);
+  if (child.pid && options.reaperDir)
+    appendFileSync(join(options.reaperDir, 'pids'), `${child.pid}\n`);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    });
+    child.once('error', (error) => {
+      appendFileSync(logFile, `\n[testenv] could not start ${command}: ${error.message}\n`);
+      live.delete(child);
+      resolve(null);
+    });
+  });
+  const log = () => {
+    try {
+      return readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const ended = () => child.exitCode !== null || child.signalCode !== null || !live.has(child);
+  return {
+    name,
+    child,
+    logFile,
+    exited,
+    exitStatus: () => (ended() ? { code: child.exitCode, signal: child.signalCode } : undefined),
+    async stop(graceMs = 5000) {
+      if (ended()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    log,
+    tail: (lines = 30) => log().trimEnd().split('\n').slice(-lines).join('\n'),
+  };
 }
 
 /** Starts the reaper for a control-plane folder: it kills every pid listed in `<dir>/pids`
@@ -49,46 +118,4 @@ export function startReaper(dir: string): void {
     stdio: 'ignore',
   });
   child.unref();
-}
-
-export function startComponent(
-  dir: string,
-  name: string,
-  binary: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Component {
-  hookExit();
-  const logFile = join(dir, `${name}.log`);
-  const fd = openSync(logFile, 'a');
-  const child = spawn(binary, args, { cwd: dir, env, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  live.add(child);
-  if (child.pid) appendFileSync(join(dir, 'pids'), `${child.pid}\n`);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
-      live.delete(child);
-      resolve(code);
-    });
-    child.once('error', (error) => {
-      appendFileSync(logFile, `\n[testenv] could not start ${binary}: ${error.message}\n`);
-      live.delete(child);
-      resolve(null);
-    });
-  });
-  const tail = (lines = 30) => {
-    try {
-      return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-    } catch {
-      return '';
-    }
-  };
-  const stop = async (graceMs = 5000) => {
-    if (child.exitCode !== null || child.signalCode !== null || !live.has(child)) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { name, child, logFile, exited, stop, tail };
 }

@@ -13,11 +13,11 @@ import {
   proxyInjectorRegistration,
 } from '@kfx/proxy-injector';
 import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
-import type { ControlPlane } from '@kfx/testenv';
+import type { ControlPlane, ManagedProcess } from '@kfx/testenv';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { startApp, waitReady, type RunningApp } from './apps.js';
+import { startApp } from './apps.js';
 import { showClaims, showPod, showProfile, showUat } from './scenario.js';
 import { loadTestenv, type Testenv } from './testenv.js';
 
@@ -44,7 +44,7 @@ async function startWebhook(
   testenv: Testenv,
   env: ControlPlane,
   log: (l: string) => void,
-): Promise<RunningApp> {
+): Promise<ManagedProcess> {
   const ca = createCertificateAuthority({ commonName: 'kfx demo CA' });
   const serving = ca.issue({ commonName: 'kfx-webhook', ipAddresses: ['127.0.0.1'] });
   const certFile = join(env.dir, 'webhook.crt');
@@ -72,12 +72,13 @@ async function startWebhook(
     }),
   );
   const webhook = startApp(
+    testenv,
     'kfx-webhook',
     'webhook',
     ['--config', config, '--kubeconfig', env.kubeconfigPath],
     env.dir,
   );
-  await waitReady(testenv, webhook, `https://127.0.0.1:${port}/readyz`, ca.cert);
+  await testenv.waitUntilHealthy(webhook, `https://127.0.0.1:${port}/readyz`, { ca: ca.cert });
   // The same object `kfx webhook manifests --url … --ca-file …` prints.
   const configuration = renderWebhookConfiguration({
     kind: 'mutating',
@@ -109,7 +110,7 @@ async function startController(
   testenv: Testenv,
   env: ControlPlane,
   log: (l: string) => void,
-): Promise<RunningApp> {
+): Promise<ManagedProcess> {
   const metricsPort = await testenv.freePort();
   const config = join(env.dir, 'kfx-controller.yaml');
   writeFileSync(
@@ -133,6 +134,7 @@ async function startController(
     }),
   );
   const controller = startApp(
+    testenv,
     'kfx-controller',
     'controller',
     [
@@ -146,7 +148,7 @@ async function startController(
     ],
     env.dir,
   );
-  await waitReady(testenv, controller, `http://127.0.0.1:${metricsPort}/readyz`);
+  await testenv.waitUntilHealthy(controller, `http://127.0.0.1:${metricsPort}/readyz`);
   log(
     `kfx-controller reconciling Profiles (metrics: http://127.0.0.1:${metricsPort}/metrics, log: ${controller.logFile})`,
   );
@@ -190,7 +192,7 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
       log(line);
     },
   });
-  const apps: RunningApp[] = [];
+  const apps: ManagedProcess[] = [];
   const client = KubeClient.fromKubeConfig(env.kubeConfig, {
     userAgent: 'kfx-demo',
     logger: pino({ level: 'silent' }),

@@ -12,6 +12,7 @@ import {
   freePort,
   installCrds,
   startControlPlane,
+  waitUntilHealthy,
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +22,7 @@ import { exists } from '../cluster.js';
 import { readGuide } from '../guide.js';
 import { runGuideCommands } from '../guide-commands.js';
 import { helm, renderChart, type Rendered } from '../helm.js';
-import { kubectlOk } from '../kubectl.js';
-import { waitUntilReady } from '../probe.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 import { installedObjects } from '../release.js';
 import { commandLines } from '../shell-words.js';
 
@@ -95,7 +95,7 @@ beforeAll(async () => {
     ],
     join(dir, 'expose-api.log'),
   );
-  await waitUntilReady('kfx expose-api serve', proxy, `http://127.0.0.1:${opsPort}/readyz`);
+  await waitUntilHealthy(proxy, `http://127.0.0.1:${opsPort}/readyz`);
 
   await kubectlOk(env.kubeconfigPath, ['create', 'namespace', 'slurm']);
   const local = (words: string[]) =>

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createThroughWebhook } from '../admission.js';
 import { readGuide } from '../guide.js';
-import { kubectlOk } from '../kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 import { startWebhookFromChart, type WebhookUnderTest } from '../webhook-server.js';
 
 interface PodDefault {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson } from '../cluster.js';
 import { startControllerFromChart, type ControllerUnderTest } from '../controller-server.js';
 import { readGuide } from '../guide.js';
-import { kubectlOk } from '../kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 
 const guide = readGuide('from-proxy-configmap.md');
 const [old] = guide.yaml<V1ConfigMap>('old-configmap');

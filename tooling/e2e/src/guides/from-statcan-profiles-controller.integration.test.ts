@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, listJson } from '../cluster.js';
 import { startControllerFromChart, type ControllerUnderTest } from '../controller-server.js';
 import { readGuide } from '../guide.js';
-import { kubectlOk } from '../kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 
 const guide = readGuide('from-statcan-profiles-controller.md');
 const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-statcan-'));

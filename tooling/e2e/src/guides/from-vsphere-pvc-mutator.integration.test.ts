@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createThroughWebhook } from '../admission.js';
 import { listJson } from '../cluster.js';
 import { readGuide } from '../guide.js';
-import { kubectlOk } from '../kubectl.js';
+import { kubectl as kubectlOk } from '@kfx/testenv';
 import { startWebhookFromChart, type WebhookUnderTest } from '../webhook-server.js';
 
 const guide = readGuide('from-vsphere-pvc-mutator.md');
