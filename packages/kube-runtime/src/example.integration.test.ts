@@ -72,11 +72,21 @@ describe('the example controller', () => {
       NO_PROXY: '.svc,.cluster.local,10.0.0.0/8',
     });
     expect(await proxyEnv('not-a-tenant')).toBeUndefined();
-    const events = await admin.list<KubeObject & { reason?: string }>(resources.events, {
-      namespace: 'default',
-      fieldSelector: 'involvedObject.name=team-x',
-    });
-    expect(events.items.map((e) => e.reason)).toContain('ProxyConfigApplied');
+    // The Event is written after the ConfigMap: wait for it rather than read it once.
+    const reasons = await waitFor(
+      async () => {
+        const events = await admin.list<KubeObject & { reason?: string }>(resources.events, {
+          namespace: 'default',
+          fieldSelector: 'involvedObject.name=team-x',
+        });
+        const found = events.items.map((e) => e.reason);
+        return found.includes('ProxyConfigApplied')
+          ? { done: true, value: found }
+          : { done: false, saw: found.join(', ') || 'no events' };
+      },
+      { description: 'the ProxyConfigApplied event', timeoutMs: 30_000 },
+    );
+    expect(reasons).toContain('ProxyConfigApplied');
     expect(controller.elector.isLeader()).toBe(true);
   });
 

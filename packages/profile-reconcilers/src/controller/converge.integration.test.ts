@@ -9,6 +9,7 @@ import {
   condition,
   counterTotal,
   createProfile,
+  eventMessages,
   eventually,
   profileEvents,
   read,
@@ -203,10 +204,14 @@ describe('labels on a Profile', () => {
       (p) => p === undefined,
       'the internet policy deleted',
     );
-    const deleted = (await profileEvents(client, 'team-a')).filter((e) => e.reason === 'Deleted');
-    expect(deleted.map((e) => e.message).join('\n')).toContain(
-      'deleted NetworkPolicy team-a/allow-egress-internet',
-    );
+    expect(
+      await eventMessages(
+        client,
+        'team-a',
+        'Deleted',
+        /deleted NetworkPolicy team-a\/allow-egress-internet/,
+      ),
+    ).toContain('deleted NetworkPolicy team-a/allow-egress-internet');
   });
 
   it('removed bring the defaults back and clear the warning', async () => {
@@ -275,10 +280,9 @@ describe('managed objects', () => {
       (l) => l?.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kfx',
       'label restored',
     );
-    const updated = (await profileEvents(client, 'team-a')).filter((e) => e.reason === 'Updated');
-    expect(updated.map((e) => e.message).join('\n')).toMatch(
-      /updated ResourceQuota team-a\/quotas: spec\.hard\.requests\.cpu: want "70", have "1k"/,
-    );
+    const updated =
+      /updated ResourceQuota team-a\/quotas: spec\.hard\.requests\.cpu: want "70", have "1k"/;
+    expect(await eventMessages(client, 'team-a', 'Updated', updated)).toMatch(updated);
   });
 });
 

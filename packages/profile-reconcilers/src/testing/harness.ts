@@ -143,6 +143,35 @@ export async function profileEvents(client: KubeClient, name: string): Promise<E
   return list.items;
 }
 
+/**
+ * Waits until the Profile has an Event with `reason` whose message matches `pattern` (Events are
+ * written after the change they describe, so a test reading them once can miss the latest), and
+ * returns every message of that reason.
+ */
+export async function eventMessages(
+  client: KubeClient,
+  name: string,
+  reason: string,
+  pattern: RegExp,
+): Promise<string> {
+  return waitFor(
+    async () => {
+      const events = await profileEvents(client, name);
+      const text = events
+        .filter((e) => e.reason === reason)
+        .map((e) => e.message)
+        .join('\n');
+      return pattern.test(text)
+        ? { done: true, value: text }
+        : { done: false, saw: text || `no ${reason} events` };
+    },
+    {
+      description: `a ${reason} event on Profile ${name} matching ${String(pattern)}`,
+      timeoutMs: 30_000,
+    },
+  );
+}
+
 /** Sum of a counter's values whose labels pass `filter`. */
 export async function counterTotal(
   registry: Registry,
