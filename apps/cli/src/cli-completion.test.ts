@@ -22,7 +22,21 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 
 describe('kfx completion bash', () => {
   it('offers the commands of each level', () => {
-    expect(complete('kfx ')).toEqual(['completion', 'demo', 'uat']);
+    expect(complete('kfx ')).toEqual([
+      'completion',
+      'demo',
+      'expose-api',
+      'preview',
+      'uat',
+      'webhook',
+    ]);
+    expect(complete('kfx expose-api ')).toEqual([
+      'check',
+      'env',
+      'kubeconfig',
+      'manifests',
+      'serve',
+    ]);
     expect(complete('kfx uat ')).toEqual(['rbac', 'run']);
     expect(complete('kfx uat r')).toEqual(['rbac', 'run']);
   });
