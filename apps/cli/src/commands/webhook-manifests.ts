@@ -138,5 +138,11 @@ Examples:
     });
   return new Command('webhook')
     .description('Install-time helpers for kfx-webhook.')
-    .addCommand(manifests);
+    .addCommand(manifests)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving | kubectl apply -f -`,
+    );
 }
