@@ -2,9 +2,11 @@
 // Sums every package's vitest JSON report (.reports/vitest.json) into the one line CI reads:
 // "N passed, N failed" (", N skipped" when any were skipped). A test file that failed to load
 // has no test results of its own; it counts as one failure so it cannot pass unnoticed.
+// Every failure is named above that line (package, file, test, first line of the message), so a
+// log cut to its last lines still says what broke.
 // Usage: node tooling/setup/summary.mjs [--exit-code N]
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -18,6 +20,13 @@ const exitCode = Number(option('--exit-code') ?? 0);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
+const firstLine = (messages) =>
+  String(messages?.[0] ?? '')
+    .split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim()
+    .slice(0, 300) ?? '';
 for (const group of ['packages', 'apps', 'tooling']) {
   const dir = join(root, group);
   if (!existsSync(dir)) continue;
@@ -29,10 +38,22 @@ for (const group of ['packages', 'apps', 'tooling']) {
     failed += r.numFailedTests ?? 0;
     skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     for (const file of r.testResults ?? []) {
-      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+      const where = `${group}/${name}/${relative(join(dir, name), file.name ?? '')}`;
+      const results = file.assertionResults ?? [];
+      if (file.status === 'failed' && results.length === 0) {
+        failed += 1;
+        failures.push(`${where}: ${firstLine([file.message]) || 'failed to load'}`);
+      }
+      for (const test of results) {
+        if (test.status !== 'failed') continue;
+        failures.push(
+          `${where} > ${test.fullName ?? test.title}: ${firstLine(test.failureMessages)}`,
+        );
+      }
     }
   }
 }
+for (const failure of failures) console.log(`FAILED ${failure}`);
 if (exitCode !== 0 && failed === 0) {
   console.log(
     `npm test exited with ${exitCode} outside any test (set-up, build, lint or typecheck).`,
