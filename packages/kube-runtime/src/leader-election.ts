@@ -55,6 +55,8 @@ export class LeaderElector {
   readonly #lock: LeaseLock;
   #callbacks: LeaderCallbacks | undefined;
   #leading = false;
+  /** When the last successful acquire or renew was started (a lower bound of its write time). */
+  #renewedAt = 0;
   #stop = new AbortController();
   #running: Promise<void> | undefined;
 
@@ -103,8 +105,12 @@ export class LeaderElector {
     });
   }
 
+  /**
+   * True while this replica holds the Lease and its last renewal is younger than the renew
+   * deadline: judged by the clock, so a busy event loop cannot keep a stale leader leading.
+   */
   isLeader(): boolean {
-    return this.#leading;
+    return this.#leading && Date.now() - this.#renewedAt < this.#o.renewDeadlineSeconds * 1000;
   }
 
   /** The holder last seen on the Lease (this replica's identity while leading). */
@@ -140,11 +146,13 @@ export class LeaderElector {
   async #loop(callbacks: LeaderCallbacks, stop: AbortSignal): Promise<void> {
     const retryMs = this.#o.retryPeriodSeconds * 1000;
     while (!stop.aborted) {
-      if (!(await this.#tryAcquireOrRenew(stop))) {
+      const attemptAt = Date.now();
+      if (!(await this.#tryAcquireOrRenew(stop, this.#o.renewDeadlineSeconds * 1000))) {
         // Jitter keeps standbys from polling in step.
         await sleep(retryMs * (1 + Math.random() * 0.2), stop).catch(() => undefined);
         continue;
       }
+      this.#renewedAt = attemptAt;
       await this.#lead(callbacks, stop);
     }
   }
@@ -159,15 +167,16 @@ export class LeaderElector {
       failed.abort();
     });
     const renewDeadlineMs = this.#o.renewDeadlineSeconds * 1000;
-    let renewedAt = Date.now();
     const until = AbortSignal.any([stop, failed.signal]);
     while (!until.aborted) {
       await sleep(this.#o.retryPeriodSeconds * 1000, until).catch(() => undefined);
       if (isAborted(until)) break;
-      if (await this.#tryAcquireOrRenew(until)) renewedAt = Date.now();
-      else if (this.#lock.holder !== this.#o.identity || Date.now() - renewedAt > renewDeadlineMs) {
-        break;
-      }
+      // Every attempt ends by the renew deadline counted from the last renewal, not from its own
+      // start: a hung request must not stretch leadership past the moment standbys may take over.
+      const attemptAt = Date.now();
+      const left = this.#renewedAt + renewDeadlineMs - attemptAt;
+      if (left > 0 && (await this.#tryAcquireOrRenew(until, left))) this.#renewedAt = attemptAt;
+      else if (this.#lock.holder !== this.#o.identity || !this.isLeader()) break;
     }
     term.abort(new Error('leadership ended'));
     await work;
@@ -192,8 +201,8 @@ export class LeaderElector {
     this.#gauge.set({ lease: this.#leaseLabel }, leading ? 1 : 0);
   }
 
-  #tryAcquireOrRenew(stop: AbortSignal): Promise<boolean> {
-    const timeout = AbortSignal.timeout(this.#o.renewDeadlineSeconds * 1000);
+  #tryAcquireOrRenew(stop: AbortSignal, timeoutMs: number): Promise<boolean> {
+    const timeout = AbortSignal.timeout(timeoutMs);
     return this.#lock.tryAcquireOrRenew(
       this.#o.leaseDurationSeconds,
       AbortSignal.any([stop, timeout]),
