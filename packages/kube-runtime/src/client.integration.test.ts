@@ -143,6 +143,9 @@ describe('KubeClient on a real apiserver', () => {
 
   it('keeps working across an apiserver restart, after which old resourceVersions are 410 Gone', async () => {
     const before = await client.list(resources.configMaps, { namespace: 'client-test' });
+    // A write moves etcd past the listed resourceVersion, so the restarted apiserver's watch
+    // cache starts after it whatever else the cluster did meanwhile.
+    await client.create(resources.namespaces, { metadata: { name: 'client-test-moved-on' } });
     await env.restartApiServer();
     const after = await client.get(resources.namespaces, 'client-test');
     expect(after.metadata?.name).toBe('client-test');
