@@ -38,20 +38,53 @@ export interface HandlerContext {
   abort(reason: Error): void;
 }
 
-/** The logger child and the AbortController cost more than a typical handler: make them lazily. */
-export function handlerContext(webhook: string, request: AdmissionRequest<object>, log: Logger) {
-  let child: Logger | undefined;
-  let controller: AbortController | undefined;
-  const context: AdmissionContext = {
-    dryRun: request.dryRun,
-    get log() {
-      return (child ??= log.child({ webhook, uid: request.uid }));
-    },
-    get signal() {
-      return (controller ??= new AbortController()).signal;
+/**
+ * The context a handler gets. The logger child and the AbortController cost more than a typical
+ * handler, so they are made on first use. A class, not an object literal with getters: V8 gives
+ * every such literal its own hidden class, which holds the getters' closures (and through them
+ * the whole request) in old space until a full collection, and makes every young-generation
+ * collection slow.
+ */
+class LazyContext implements AdmissionContext {
+  readonly dryRun: boolean;
+  readonly #parent: Logger;
+  readonly #webhook: string;
+  readonly #uid: string;
+  #child: Logger | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(webhook: string, request: AdmissionRequest<object>, log: Logger) {
+    this.dryRun = request.dryRun;
+    this.#parent = log;
+    this.#webhook = webhook;
+    this.#uid = request.uid;
+  }
+
+  get log(): Logger {
+    return (this.#child ??= this.#parent.child({ webhook: this.#webhook, uid: this.#uid }));
+  }
+
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
+  }
+
+  static abort(context: LazyContext, reason: Error): void {
+    context.#controller?.abort(reason);
+  }
+}
+
+export function handlerContext(
+  webhook: string,
+  request: AdmissionRequest<object>,
+  log: Logger,
+): HandlerContext {
+  const context = new LazyContext(webhook, request, log);
+  return {
+    context,
+    abort: (reason: Error) => {
+      LazyContext.abort(context, reason);
     },
   };
-  return { context, abort: (reason: Error) => controller?.abort(reason) } satisfies HandlerContext;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
