@@ -1,5 +1,6 @@
 // The one tsup configuration factory: every package's tsup.config.ts is a single call to it,
 // so that all of kfx builds the same way (ESM only, Node 22 target, types, source maps).
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -21,6 +22,35 @@ function bundleOptions(external) {
   };
 }
 
+/**
+ * The name a binary goes by: its key in the package's `bin`, else the package name. tsup runs
+ * the config in the package's folder.
+ */
+function programName() {
+  try {
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+    const bins = typeof manifest.bin === 'object' && manifest.bin ? Object.keys(manifest.bin) : [];
+    return bins[0] ?? manifest.name ?? 'this program';
+  } catch {
+    return 'this program';
+  }
+}
+
+/**
+ * Runs before anything else in a binary. @kubernetes/client-node 2.x and undici need Node 22.19
+ * or newer and crash deep inside on older ones; kfx is built and tested on 24.
+ */
+function nodeCheck(name) {
+  const message = `${name} needs Node.js 22.19 or newer (24 LTS recommended); this is Node.js `;
+  return `{
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 19)) {
+    process.stderr.write(${JSON.stringify(message)} + process.versions.node + '.\\n');
+    process.exit(1);
+  }
+}`;
+}
+
 /** @param {import('./index.d.ts').KfxBuildOptions} [options] */
 export function kfxBuild(options = {}) {
   const {
@@ -31,8 +61,9 @@ export function kfxBuild(options = {}) {
     dts = !bin,
   } = options;
   const banner = [
-    // Binaries are started directly: give them a shebang.
-    ...(bin ? ['#!/usr/bin/env node'] : []),
+    // Binaries are started directly: give them a shebang, and a plain message instead of a crash
+    // deep in a dependency when the node on PATH is too old (engines is not checked at run time).
+    ...(bin ? ['#!/usr/bin/env node', nodeCheck(programName())] : []),
     // Bundled CommonJS dependencies (pino, prom-client) require Node's built-ins, which an ES
     // module can only do through createRequire.
     ...(bundle

@@ -9,10 +9,12 @@ import { previewCommand } from './commands/preview.js';
 import { uatCommand } from './commands/uat.js';
 import { webhookCommand } from './commands/webhook-manifests.js';
 import { demoCommand } from './demo/demo.js';
+import { VERSION } from './version.js';
 
 export function buildProgram(): Command {
   const program = addGlobalOptions(new Command('kfx'))
     .description('Make multi-tenant Kubeflow work in restricted environments.')
+    .version(`kfx ${VERSION}`, '--version', 'print the version')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',

@@ -15,6 +15,7 @@ Options:
   --namespace NAME       namespace of the leader-election Lease (default: POD_NAMESPACE,
                          else the kubeconfig context's namespace)
   --no-leader-elect      run without leader election (one replica only!)
+  --version              print the version
   -h, --help             show this help
 `;
 
@@ -26,6 +27,7 @@ export interface Args {
   namespace?: string | undefined;
   leaderElect: boolean;
   help: boolean;
+  version: boolean;
 }
 
 export class UsageError extends Error {
@@ -45,6 +47,7 @@ export function parseCommandLine(argv: readonly string[]): Args {
         namespace: { type: 'string' },
         'leader-elect': { type: 'boolean', default: true },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', default: false },
       },
       allowNegative: true,
       strict: true,
@@ -69,5 +72,6 @@ export function parseCommandLine(argv: readonly string[]): Args {
     namespace: values.namespace,
     leaderElect: values['leader-elect'],
     help: values.help,
+    version: values.version,
   };
 }

@@ -5,6 +5,7 @@ import { ConfigError } from '@kfx/kube-runtime';
 import { parseCommandLine, USAGE, UsageError } from './args.js';
 import { loadConfig } from './config.js';
 import { startController } from './run.js';
+import { VERSION } from './version.js';
 
 function fail(code: number, message: string): never {
   process.stderr.write(`kfx-controller: ${message}\n`);
@@ -18,6 +19,10 @@ async function main(): Promise<void> {
     args = parseCommandLine(process.argv.slice(2));
     if (args.help) {
       process.stdout.write(USAGE);
+      return;
+    }
+    if (args.version) {
+      process.stdout.write(`kfx-controller ${VERSION}\n`);
       return;
     }
     config = loadConfig(args.config);

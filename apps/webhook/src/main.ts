@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from './config.js';
+import { VERSION } from './version.js';
 import { createWebhooks, HANDLERS } from './webhooks.js';
 
 const usage = `Usage: kfx-webhook --config FILE
@@ -23,6 +24,7 @@ Options:
                       per-namespace proxy ConfigMaps); default: in-cluster, then KUBECONFIG,
                       then ~/.kube/config. Without any, the handlers run without them.
   --context NAME      kubeconfig context to use
+  --version           print the version
   -h, --help          show this help
 
 Example:
@@ -52,6 +54,7 @@ async function main(args: string[]): Promise<number | undefined> {
     kubeconfig?: string | undefined;
     context?: string | undefined;
     help?: boolean | undefined;
+    version?: boolean | undefined;
   };
   try {
     ({ values } = parseArgs({
@@ -61,6 +64,7 @@ async function main(args: string[]): Promise<number | undefined> {
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -70,6 +74,10 @@ async function main(args: string[]): Promise<number | undefined> {
   }
   if (values.help) {
     process.stdout.write(usage);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`kfx-webhook ${VERSION}\n`);
     return 0;
   }
   if (!values.config) {
