@@ -11,6 +11,7 @@ const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 describe('kfx', () => {
+  // Every kfx binary gets the same Node.js check from @kfx/tsup-config; this one proves it.
   it('prints its version, and refuses a Node.js older than 22.19 with a plain message', async () => {
     const { stdout } = await run(process.execPath, [main, '--version']);
     expect(stdout).toMatch(/^kfx \d+\.\d+\.\d+/);

@@ -49,18 +49,9 @@ function post(
 }
 
 describe('kfx-webhook', () => {
-  it('prints its version, and refuses a Node.js older than 22.19 with a plain message', async () => {
+  it('prints its version', async () => {
     const { stdout } = await run(process.execPath, [main, '--version']);
-    expect(stdout).toMatch(/^kfx-webhook \d+\.\d+\.\d+/);
-    const oldNode =
-      "data:text/javascript,Object.defineProperty(process.versions,'node',{value:'20.19.0'})";
-    await expect(
-      run(process.execPath, ['--import', oldNode, main, '--help']),
-    ).rejects.toMatchObject({
-      code: 1,
-      stderr:
-        'kfx-webhook needs Node.js 22.19 or newer (24 LTS recommended); this is Node.js 20.19.0.\n',
-    });
+    expect(stdout).toMatch(/^kfx-webhook \d+\.\d+\.\d+\n$/);
   });
 
   it('teaches its usage with --help', async () => {

@@ -2,23 +2,16 @@
 // the renew deadline, however long the hung request would take. A real apiserver cannot be made
 // to hang on demand, so this one case runs against a scripted API.
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KubeClient } from './client.js';
 import { LeaderElector } from './leader-election.js';
-import { json, startFakeApi, type FakeApi } from './testing/fake-api.js';
+import { json, startFakeApi } from './testing/fake-api.js';
 
 const silent = pino({ level: 'silent' });
-let api: FakeApi;
-
-beforeEach(async () => {
-  api = await startFakeApi();
-});
-afterEach(async () => {
-  await api.close();
-});
 
 describe('LeaderElector', () => {
   it('stops leading by the renew deadline when a renewal hangs', async () => {
+    const api = await startFakeApi();
     let hang = false;
     api.handle((request, response) => {
       if (hang) return; // never answers
@@ -68,5 +61,6 @@ describe('LeaderElector', () => {
     expect(elector.isLeader()).toBe(false);
     await elector.stop();
     client.close();
+    await api.close();
   });
 });
