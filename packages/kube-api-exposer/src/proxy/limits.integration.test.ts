@@ -173,9 +173,11 @@ describe('streams free their resources', () => {
       'the apiserver to let go of the watch',
       async () => (await apiserverWatches()) === before,
     );
-    expect(
-      logs.lines.some((l) => l.msg === 'access' && String(l.error).includes('idle timeout')),
-    ).toBe(true);
+    await until('the idle timeout in the access log', () =>
+      Promise.resolve(
+        logs.lines.some((l) => l.msg === 'access' && String(l.error).includes('idle timeout')),
+      ),
+    );
     events.close();
   });
 

@@ -378,11 +378,21 @@ describe('upgrades', () => {
       env: { ...process.env, KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' },
     });
     expect(overSpdy.stdout).toBe('through sh\n');
-    const upgraded = logs.lines.filter(
-      (l) => l.msg === 'access' && String(l.kind).startsWith('upgrade:'),
-    );
-    expect(upgraded.map((l) => l.kind)).toEqual(
-      expect.arrayContaining(['upgrade:websocket', 'upgrade:SPDY/3.1']),
+    // An upgraded exchange is logged when its tunnel closes, which may be just after kubectl
+    // has printed the output and exited.
+    const upgraded = await waitFor(
+      () => {
+        const lines = logs.lines.filter(
+          (l) => l.msg === 'access' && String(l.kind).startsWith('upgrade:'),
+        );
+        const kinds = lines.map((l) => String(l.kind));
+        return Promise.resolve(
+          kinds.includes('upgrade:websocket') && kinds.includes('upgrade:SPDY/3.1')
+            ? { done: true as const, value: lines }
+            : { done: false as const, saw: kinds.join(', ') || 'no upgrade logged' },
+        );
+      },
+      { description: 'both upgrades in the access log' },
     );
     expect(upgraded.every((l) => l.status === 101)).toBe(true);
 
