@@ -63,4 +63,62 @@ describe('LeaderElector', () => {
     client.close();
     await api.close();
   });
+
+  it('renews at once after a slow acquisition instead of stepping down', async () => {
+    const api = await startFakeApi();
+    let lease: { metadata: Record<string, unknown> } | undefined;
+    let version = 0;
+    const store = (body: string) => {
+      const sent = JSON.parse(body) as { metadata: Record<string, unknown> };
+      version += 1;
+      lease = { ...sent, metadata: { ...sent.metadata, resourceVersion: String(version) } };
+      return lease;
+    };
+    api.handle((request, response) => {
+      if (request.method === 'GET') {
+        if (lease) json(response, 200, lease);
+        else json(response, 404, { kind: 'Status', apiVersion: 'v1', code: 404 });
+        return;
+      }
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        // The create takes most of the renew deadline; renewals are quick.
+        const delay = request.method === 'POST' ? 1200 : 0;
+        setTimeout(() => {
+          json(response, request.method === 'POST' ? 201 : 200, store(body));
+        }, delay);
+      });
+    });
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
+    const elector = new LeaderElector({
+      client,
+      namespace: 'kfx-system',
+      name: 'slow',
+      identity: 'a',
+      leaseDurationSeconds: 4,
+      renewDeadlineSeconds: 2,
+      retryPeriodSeconds: 0.8,
+      logger: silent,
+    });
+    let stopped = 0;
+    const led = new Promise<void>((resolve) => {
+      void elector.run({
+        onStartedLeading: () => {
+          resolve();
+        },
+        onStoppedLeading: () => {
+          stopped += 1;
+        },
+      });
+    });
+    await led;
+    // Two whole renew deadlines later it still leads: it renewed in time after the slow start.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect(stopped).toBe(0);
+    expect(elector.isLeader()).toBe(true);
+    await elector.stop();
+    client.close();
+    await api.close();
+  }, 20_000);
 });

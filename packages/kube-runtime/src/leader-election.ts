@@ -167,9 +167,14 @@ export class LeaderElector {
       failed.abort();
     });
     const renewDeadlineMs = this.#o.renewDeadlineSeconds * 1000;
+    const retryMs = this.#o.retryPeriodSeconds * 1000;
     const until = AbortSignal.any([stop, failed.signal]);
     while (!until.aborted) {
-      await sleep(this.#o.retryPeriodSeconds * 1000, until).catch(() => undefined);
+      // Every retry period, or sooner when less than one would be left before the deadline (a
+      // slow acquisition, failed renewals), but never more often than a quarter of one.
+      const beforeDeadline = this.#renewedAt + renewDeadlineMs - retryMs - Date.now();
+      const wait = Math.min(retryMs, Math.max(retryMs / 4, beforeDeadline));
+      await sleep(wait, until).catch(() => undefined);
       if (isAborted(until)) break;
       // Every attempt ends by the renew deadline counted from the last renewal, not from its own
       // start: a hung request must not stretch leadership past the moment standbys may take over.
