@@ -15,3 +15,20 @@ export function adminClient(options: AdminClientOptions): KubeClient {
     logger: pino({ name: 'kfx-expose-api', level: 'warn' }, pino.destination(2)),
   });
 }
+
+/**
+ * Runs `use` with `given`, or else with an admin client made on first need (many runs need none:
+ * a CA from a file, for instance) and closed when `use` ends.
+ */
+export async function withAdminClient<T>(
+  given: KubeClient | undefined,
+  options: AdminClientOptions,
+  use: (client: () => KubeClient) => Promise<T>,
+): Promise<T> {
+  let owned: KubeClient | undefined;
+  try {
+    return await use(() => given ?? (owned ??= adminClient(options)));
+  } finally {
+    owned?.close();
+  }
+}

@@ -10,7 +10,7 @@ import type { CheckStep } from '../check/step.js';
 import { probeTls } from '../check/tls-probe.js';
 import { readClaims } from '../check/token-hints.js';
 import { validateOptions, type CommandSpec } from './option-spec.js';
-import { httpsUrl, labelName, seconds } from './values.js';
+import { httpsUrl, labelName, notBoth, seconds } from './values.js';
 
 export const checkCommand: CommandSpec = {
   name: 'check',
@@ -88,10 +88,7 @@ const schema = z
     message: 'give the address to check (or --kubeconfig)',
     path: ['server'],
   })
-  .refine((o) => o.token === undefined || o.tokenFile === undefined, {
-    message: 'give --token or --token-file, not both',
-    path: ['tokenFile'],
-  });
+  .refine(...notBoth('token', 'tokenFile'));
 
 export type CheckOptions = z.input<typeof schema>;
 

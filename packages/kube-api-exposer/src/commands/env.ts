@@ -4,9 +4,9 @@ import type { KubeClient } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { formatEnv, serviceEnv, type EnvFormat, type ExposedApi } from '../env/service-env.js';
 import { readCaPem } from '../token/ca-source.js';
-import { adminClient } from './admin-client.js';
+import { withAdminClient } from './admin-client.js';
 import { validateOptions, type CommandSpec } from './option-spec.js';
-import { httpsUrl, namespacedName } from './values.js';
+import { caSourceFields, httpsUrl, notBoth } from './values.js';
 
 export const envCommand: CommandSpec = {
   name: 'env',
@@ -69,8 +69,7 @@ const schema = z
           'in-cluster clients build https://HOST:PORT from these variables, so the address cannot have a path',
       },
     ),
-    caFile: z.string().optional(),
-    caSecret: namespacedName.optional(),
+    ...caSourceFields,
     format: z
       .enum(['env', 'virtual-kubelet', 'helm-values', 'json'], {
         message: 'expected env, virtual-kubelet, helm-values or json',
@@ -79,10 +78,7 @@ const schema = z
     kubeconfig: z.string().optional(),
     context: z.string().optional(),
   })
-  .refine((o) => o.caFile === undefined || o.caSecret === undefined, {
-    message: 'give --ca-file or --ca-secret, not both',
-    path: ['caSecret'],
-  });
+  .refine(...notBoth('caFile', 'caSecret'));
 
 export type RenderEnvOptions = z.input<typeof schema> & {
   /** Read --ca-secret with this client instead of one built from kubeconfig/context. */
@@ -99,9 +95,8 @@ export interface RenderedEnv extends ExposedApi {
 export async function renderEnv(options: RenderEnvOptions): Promise<RenderedEnv> {
   const { client: givenClient, ...rest } = options;
   const opts = validateOptions(envCommand, schema, rest);
-  let owned: KubeClient | undefined;
-  try {
-    const caPem = await readCaPem(opts, () => givenClient ?? (owned ??= adminClient(opts)));
+  return withAdminClient(givenClient, opts, async (client) => {
+    const caPem = await readCaPem(opts, client);
     const url = new URL(opts.server);
     const api: ExposedApi = {
       host: url.hostname.replace(/^\[|\]$/g, ''),
@@ -109,7 +104,5 @@ export async function renderEnv(options: RenderEnvOptions): Promise<RenderedEnv>
       caPem,
     };
     return { ...api, format: opts.format, env: serviceEnv(api), text: formatEnv(api, opts.format) };
-  } finally {
-    owned?.close();
-  }
+  });
 }

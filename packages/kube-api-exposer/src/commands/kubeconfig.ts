@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { readCaPem } from '../token/ca-source.js';
 import { kubeconfigYaml, writePrivateFile } from '../token/kubeconfig-yaml.js';
 import { mintToken, type MintedToken } from '../token/token-request.js';
-import { adminClient } from './admin-client.js';
+import { withAdminClient } from './admin-client.js';
 import { validateOptions, type CommandSpec } from './option-spec.js';
-import { httpsUrl, namespacedName, objectName } from './values.js';
+import { caSourceFields, httpsUrl, namespacedName, objectName, notBoth } from './values.js';
 
 export const kubeconfigCommand: CommandSpec = {
   name: 'kubeconfig',
@@ -89,8 +89,7 @@ const schema = z
   .strictObject({
     serviceAccount: namespacedName,
     server: httpsUrl,
-    caFile: z.string().optional(),
-    caSecret: namespacedName.optional(),
+    ...caSourceFields,
     audience: z.array(z.string().min(1, { message: 'expected a non-empty audience' })).default([]),
     expiration: z
       .number()
@@ -104,10 +103,7 @@ const schema = z
     kubeconfig: z.string().optional(),
     context: z.string().optional(),
   })
-  .refine((o) => o.caFile === undefined || o.caSecret === undefined, {
-    message: 'give --ca-file or --ca-secret, not both',
-    path: ['caSecret'],
-  });
+  .refine(...notBoth('caFile', 'caSecret'));
 
 export type MintKubeconfigOptions = z.input<typeof schema> & {
   /** Mint with this client instead of one built from kubeconfig/context. */
@@ -127,9 +123,7 @@ export interface MintedKubeconfig {
 export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<MintedKubeconfig> {
   const { client: givenClient, ...rest } = options;
   const opts = validateOptions(kubeconfigCommand, schema, rest);
-  let owned: KubeClient | undefined;
-  const client = () => givenClient ?? (owned ??= adminClient(opts));
-  try {
+  return withAdminClient(givenClient, opts, async (client) => {
     const caPem = await readCaPem(opts, client);
     const { namespace, name } = opts.serviceAccount;
     const token = await mintToken(client(), {
@@ -161,7 +155,5 @@ export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<Mi
       await writePrivateFile(opts.tokenFile, token.token, '--token-file');
     if (opts.output !== undefined) await writePrivateFile(opts.output, kubeconfig, '--output');
     return { kubeconfig, token, written: opts.output, warnings };
-  } finally {
-    owned?.close();
-  }
+  });
 }

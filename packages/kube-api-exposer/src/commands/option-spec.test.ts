@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkCommand } from './check.js';
-import { envCommand } from './env.js';
-import { kubeconfigCommand } from './kubeconfig.js';
+import { check, checkCommand } from './check.js';
+import { envCommand, renderEnv } from './env.js';
+import { kubeconfigCommand, mintKubeconfig } from './kubeconfig.js';
 import { manifestsCommand } from './manifests.js';
 import { flagName, OptionsError, parseOptionValue } from './option-spec.js';
 import { serve, serveCommand } from './serve.js';
@@ -63,5 +63,20 @@ describe('option descriptions for the CLI', () => {
     );
     expect(missing).toContain('--tls-cert is required');
     expect(missing).toContain('--tls-key is required');
+  });
+
+  it('refuses two options that say the same thing two ways, naming both flags', async () => {
+    const refusal = (run: Promise<unknown>) => run.catch((e: unknown) => (e as Error).message);
+    const ca = { caFile: 'ca.crt', caSecret: 'kfx-system/kfx-expose-api-tls' };
+    const server = 'https://203.0.113.10:6443';
+    expect(
+      await refusal(mintKubeconfig({ serviceAccount: 'team-a/plugin', server, ...ca })),
+    ).toContain('--ca-secret: give --ca-file or --ca-secret, not both');
+    expect(await refusal(renderEnv({ server, ...ca }))).toContain(
+      '--ca-secret: give --ca-file or --ca-secret, not both',
+    );
+    expect(await refusal(check({ server, token: 't', tokenFile: 'token' }))).toContain(
+      '--token-file: give --token or --token-file, not both',
+    );
   });
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import type { CommandSpec } from './option-spec.js';
-import { listenAddress, optionalListenAddress, pathPrefix, seconds } from './values.js';
+import { listenAddress, notBoth, optionalListenAddress, pathPrefix, seconds } from './values.js';
 
 export const serveCommand: CommandSpec = {
   name: 'serve',
@@ -155,10 +155,7 @@ export const serveSchema = z
     shutdownGrace: seconds(0, 3600).default(10),
     logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   })
-  .refine((o) => o.upstream === undefined || o.kubeconfig === undefined, {
-    message: 'give --upstream or --kubeconfig, not both',
-    path: ['kubeconfig'],
-  })
+  .refine(...notBoth('upstream', 'kubeconfig'))
   .refine((o) => o.context === undefined || o.kubeconfig !== undefined, {
     message: 'a context of which kubeconfig? give --kubeconfig too',
     path: ['context'],

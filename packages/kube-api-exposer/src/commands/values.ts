@@ -115,3 +115,25 @@ export const pathPrefix = z
   .refine((p) => !p.split('/').some((s) => s === '..' || s === '.'), {
     message: 'a path prefix cannot contain "." or ".." segments',
   });
+
+/** Where the exposed address's CA comes from (see token/ca-source.ts): a file or a Secret. */
+export const caSourceFields = {
+  caFile: z.string().optional(),
+  caSecret: namespacedName.optional(),
+};
+
+const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/**
+ * Arguments for a schema's `.refine(...)`: options `first` and `second` (camelCase keys of their
+ * `--kebab-case` flags) exclude each other; the error names both flags and sits on `second`.
+ */
+export function notBoth<K extends string>(
+  first: K,
+  second: K,
+): [check: (o: Partial<Record<K, unknown>>) => boolean, params: { message: string; path: K[] }] {
+  return [
+    (o) => o[first] === undefined || o[second] === undefined,
+    { message: `give ${flag(first)} or ${flag(second)}, not both`, path: [second] },
+  ];
+}
