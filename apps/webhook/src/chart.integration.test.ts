@@ -1,4 +1,6 @@
 import { renderWebhookConfiguration, writeDevCertificates } from '@kfx/admission-core';
+import { proxyInjectorRegistration } from '@kfx/proxy-injector';
+import { pvcRewriterRegistration } from '@kfx/pvc-rewriter';
 import { applyManifests, ensureBinaries, startControlPlane, type ControlPlane } from '@kfx/testenv';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -194,54 +196,20 @@ describe('the kfx-webhook Helm chart', () => {
       namespace: 'kfx-system',
       service: { name: 'kfx-kfx-webhook' },
       certManagerInjectFrom: `kfx-system/${certificate.metadata.name}`,
+      // What the packages say about where the apiserver should call them.
       webhooks: [
-        {
-          webhook: {
-            name: 'proxy-injector',
-            path: '/mutate/proxy-injector',
-            type: 'mutating',
-            failureMode: 'admit',
-          },
-          rules: [
-            {
-              apiGroups: [''],
-              apiVersions: ['v1'],
-              operations: ['CREATE'],
-              resources: ['pods'],
-              scope: 'Namespaced',
-            },
-            {
-              apiGroups: [''],
-              apiVersions: ['v1'],
-              operations: ['UPDATE'],
-              resources: ['pods/ephemeralcontainers'],
-              scope: 'Namespaced',
-            },
-          ],
-          namespaceSelector: {
-            matchExpressions: [
-              { key: 'proxy-injector.kfx.dev/inject', operator: 'NotIn', values: ['false'] },
-            ],
-          },
-        },
-        {
-          webhook: {
-            name: 'pvc-rewriter',
-            path: '/mutate/pvc-rewriter',
-            type: 'mutating',
-            failureMode: 'admit',
-          },
-          rules: [
-            {
-              apiGroups: [''],
-              apiVersions: ['v1'],
-              operations: ['CREATE'],
-              resources: ['persistentvolumeclaims'],
-              scope: 'Namespaced',
-            },
-          ],
-          reinvocationPolicy: 'Never',
-        },
+        proxyInjectorRegistration({
+          name: 'proxy-injector',
+          path: '/mutate/proxy-injector',
+          type: 'mutating',
+          failureMode: 'admit',
+        }),
+        pvcRewriterRegistration({
+          name: 'pvc-rewriter',
+          path: '/mutate/pvc-rewriter',
+          type: 'mutating',
+          failureMode: 'admit',
+        }),
       ],
     });
     const rendered = find(objects, 'MutatingWebhookConfiguration') as Rendered & {
