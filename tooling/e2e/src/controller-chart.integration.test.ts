@@ -5,14 +5,14 @@
 import type { V1ClusterRole, V1Deployment, V1ReplicaSet } from '@kubernetes/client-node';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
-import { CHARTS, helm, helmOk, withValuesFile } from './helm.js';
-import { difference, inventory, settledInventory } from './inventory.js';
+import { chartRelease } from './chart-release.js';
+import { createSettledNamespace, exists, getJson } from './cluster.js';
+import { CHARTS, helmOk } from './helm.js';
+import { difference, inventory } from './inventory.js';
 import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 
 const NAMESPACE = 'kfx-system';
 const RELEASE = 'kfx-controller';
-const SELECTOR = `app.kubernetes.io/instance=${RELEASE}`;
 
 let env: ControlPlane | undefined;
 let kubeconfig = '';
@@ -51,11 +51,8 @@ const VALUES = {
   },
 };
 
-const common = () => ['--namespace', NAMESPACE, '--kubeconfig', kubeconfig];
-const install = (values: object, ...extra: string[]) =>
-  withValuesFile(values, (file) =>
-    helm(['install', RELEASE, CHARTS.controller, ...common(), '--values', file, ...extra]),
-  );
+const release = chartRelease(CHARTS.controller, RELEASE, NAMESPACE, () => kubeconfig);
+const { common, install, replicaSets } = release;
 /** `helm upgrade --reuse-values` with `--set`/`--set-json` arguments, waiting for the rollout. */
 const upgrade = (...set: string[]) =>
   helmOk([
@@ -69,9 +66,6 @@ const upgrade = (...set: string[]) =>
     '--timeout',
     '120s',
   ]);
-
-const replicaSets = () =>
-  listJson<V1ReplicaSet>(kubeconfig, ['replicasets', '-l', SELECTOR], NAMESPACE);
 
 /** Waits for the rollout after an upgrade: one new ReplicaSet with every Pod ready, old ones at 0. */
 async function rolledOnto(known: readonly string[]): Promise<V1ReplicaSet> {
@@ -102,7 +96,6 @@ describe('helm install of the kfx-controller chart', () => {
   let before: string[] = [];
 
   it('refuses bad values, naming each, and installs nothing', async () => {
-    before = await settledInventory(kubeconfig);
     const cases: [string[], RegExp][] = [
       [['--set', 'replicaCount=0'], /replicaCount.*minimum: got 0, want 1/],
       [
@@ -116,13 +109,7 @@ describe('helm install of the kfx-controller chart', () => {
       ],
       [['--set', 'config.reconcilers.quotas=true'], /config\/reconcilers\/quotas/],
     ];
-    for (const [set, message] of cases) {
-      const result = await install({}, ...set);
-      expect(result.code, set.join(' ')).not.toBe(0);
-      expect(result.stderr, set.join(' ')).toMatch(message);
-    }
-    expect(await helmOk(['list', ...common(), '--all', '-q'])).toBe('');
-    expect(difference(before, await inventory(kubeconfig))).toEqual({ added: [], removed: [] });
+    before = await release.expectRefused(cases);
   });
 
   it('installs: the apiserver accepts every object and the two replicas run', async () => {

@@ -19,8 +19,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CERT_MANAGER_CRDS } from './cert-manager.js';
+import { chartRelease } from './chart-release.js';
 import { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
-import { CHARTS, helm, helmOk, withValuesFile } from './helm.js';
+import { CHARTS, helm, helmOk } from './helm.js';
 import { difference, inventory, settledInventory } from './inventory.js';
 import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 
@@ -51,21 +52,13 @@ const VALUES = {
   },
 };
 
-const common = () => ['--namespace', NAMESPACE, '--kubeconfig', kubeconfig];
-const install = (values: object, ...extra: string[]) =>
-  withValuesFile(values, (file) =>
-    helm(['install', RELEASE, CHARTS.webhook, ...common(), '--values', file, ...extra]),
-  );
-
-async function replicaSets(): Promise<V1ReplicaSet[]> {
-  return listJson<V1ReplicaSet>(kubeconfig, ['replicasets', '-l', SELECTOR], NAMESPACE);
-}
+const release = chartRelease(CHARTS.webhook, RELEASE, NAMESPACE, () => kubeconfig);
+const { common, install, replicaSets } = release;
 
 describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
   let before: string[] = [];
 
   it('refuses bad values, naming each, and installs nothing', async () => {
-    before = await settledInventory(kubeconfig);
     const cases: [string[], RegExp][] = [
       [['--set', 'replicaCount=1'], /replicaCount.*minimum: got 1, want 2/],
       [['--set', 'webhook.timeoutSeconds=60'], /webhook\/timeoutSeconds.*maximum: got 60, want 30/],
@@ -76,13 +69,7 @@ describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
       ],
       [['--set', 'image.pullPolicy=Sometimes'], /image\/pullPolicy.*value must be one of/],
     ];
-    for (const [set, message] of cases) {
-      const result = await install({}, ...set);
-      expect(result.code, set.join(' ')).not.toBe(0);
-      expect(result.stderr, set.join(' ')).toMatch(message);
-    }
-    expect(await helmOk(['list', ...common(), '--all', '-q'])).toBe('');
-    expect(difference(before, await inventory(kubeconfig))).toEqual({ added: [], removed: [] });
+    before = await release.expectRefused(cases);
   });
 
   it('installs: the apiserver accepts every object and the two replicas run', async () => {
