@@ -3,28 +3,6 @@
 // here and the others go through. The rules are the apiserver's quota validation.
 import { parseQuantity } from '@kfx/kube-runtime';
 
-const STANDARD = new Set([
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.storage',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
-
 /** Counted in whole objects: a fraction is invalid. */
 const INTEGER = new Set([
   'pods',
@@ -36,6 +14,21 @@ const INTEGER = new Set([
   'persistentvolumeclaims',
   'services.nodeports',
   'services.loadbalancers',
+]);
+
+/** The standard names a ResourceQuota accepts: compute, storage and the object counts. */
+const STANDARD = new Set([
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.storage',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  ...INTEGER,
 ]);
 
 const HUGEPAGES = /^(requests\.)?hugepages-.+$/;
