@@ -31,6 +31,7 @@ describe('requestHeadersFor', () => {
     expect(out.filter(([k]) => k === 'Authorization')).toEqual([
       ['Authorization', 'Bearer abc.def.ghi'],
     ]);
+    // The apiserver authorizes impersonation against the caller's own token: forwarded as sent.
     expect(out).toContainEqual(['Impersonate-User', 'bob']);
     expect(forward(['Accept', '*/*']).some(([k]) => /authorization/i.test(k))).toBe(false);
   });
@@ -70,12 +71,62 @@ describe('requestHeadersFor', () => {
     expect(out).toContainEqual(['X-Forwarded-Host', 'exposed.example.org:443']);
   });
 
-  it('appends the caller to X-Forwarded-For', () => {
-    expect(forward(['X-Forwarded-For', '203.0.113.9'])).toContainEqual([
+  it('sets X-Forwarded-For to the peer it saw, whatever the caller claims', () => {
+    const out = forward([
       'X-Forwarded-For',
-      '203.0.113.9, 198.51.100.4',
+      '203.0.113.9',
+      'x-forwarded-for',
+      '203.0.113.10',
+      'X-Real-Ip',
+      '192.0.2.1',
+      'Forwarded',
+      'for=192.0.2.2;proto=http',
     ]);
+    const names = out.map(([k]) => k.toLowerCase());
+    expect(out.filter(([k]) => k.toLowerCase() === 'x-forwarded-for')).toEqual([
+      ['X-Forwarded-For', '198.51.100.4'],
+    ]);
+    expect(names).not.toContain('x-real-ip');
+    expect(names).not.toContain('forwarded');
     expect(forward([])).toContainEqual(['X-Forwarded-For', '198.51.100.4']);
+  });
+
+  it('sets X-Forwarded-Proto and -Host to what it received, and drops the caller’s', () => {
+    const out = forward([
+      'Host',
+      'exposed.example.org',
+      'X-Forwarded-Proto',
+      'http',
+      'X-Forwarded-Host',
+      'spoofed.example.org',
+      'X-Forwarded-Port',
+      '80',
+      'X-Forwarded-Prefix',
+      '/admin',
+    ]);
+    const forwarded = out.filter(([k]) => k.toLowerCase().startsWith('x-forwarded-'));
+    expect(forwarded).toEqual([
+      ['X-Forwarded-For', '198.51.100.4'],
+      ['X-Forwarded-Proto', 'https'],
+      ['X-Forwarded-Host', 'exposed.example.org'],
+    ]);
+  });
+
+  it('never forwards front-proxy identity headers', () => {
+    const out = forward([
+      'X-Remote-User',
+      'system:admin',
+      'X-Remote-Group',
+      'system:masters',
+      'X-Remote-Uid',
+      '0',
+      'X-Remote-Extra-Scopes',
+      'all',
+      'Authorization',
+      'Bearer abc.def.ghi',
+    ]);
+    expect(out.some(([k]) => k.toLowerCase().startsWith('x-remote-'))).toBe(false);
+    expect(out).toContainEqual(['Authorization', 'Bearer abc.def.ghi']);
   });
 
   it('keeps the upgrade handshake for exec, attach and port-forward', () => {

@@ -1,6 +1,11 @@
 // The headers the proxy forwards each way. Hop-by-hop headers (RFC 9110 §7.6.1) belong to one
-// connection and are dropped, as are any the Connection header names; everything else, above
-// all the caller's own Authorization, passes untouched. The proxy never adds a credential.
+// connection and are dropped, as are any the Connection header names. Headers that claim where
+// a request came from (X-Forwarded-*, Forwarded, X-Real-Ip) or who a front proxy says the caller
+// is (X-Remote-*) are never taken from the caller: the apiserver writes the first into audit
+// sourceIPs, and the second would be an identity if a client certificate ever went with it. The
+// proxy sets X-Forwarded-For/-Proto/-Host itself from what it saw. Everything else, above all the
+// caller's own Authorization and Impersonate-* (authorized against that same token), passes
+// untouched. The proxy never adds a credential.
 import type { IncomingHttpHeaders } from 'node:http';
 
 const HOP_BY_HOP = new Set([
@@ -17,8 +22,16 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/** Where a request came from: set by the proxy, never taken from the caller. */
+const FORWARDING = new Set(['forwarded', 'x-real-ip']);
+const FORWARDING_PREFIXES = ['x-forwarded-', 'x-remote-'];
+
+function isForwarding(lower: string): boolean {
+  return FORWARDING.has(lower) || FORWARDING_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
 export interface ForwardContext {
-  /** The caller's address, appended to X-Forwarded-For. */
+  /** The caller's address as the proxy's socket saw it: the whole X-Forwarded-For. */
   remoteAddress: string | undefined;
   /** host[:port] of the upstream, sent as Host. */
   upstreamHost: string;
@@ -44,27 +57,18 @@ export function requestHeadersFor(
 ): string[] {
   const dropped = connectionTokens(parsed.connection);
   const out: string[] = [];
-  let forwardedFor: string | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] ?? '';
-    const value = rawHeaders[i + 1] ?? '';
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || dropped.has(lower) || lower === 'host') continue;
-    if (lower === 'x-forwarded-for') {
-      forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
-      continue;
-    }
-    out.push(name, value);
+    if (isForwarding(lower)) continue;
+    out.push(name, rawHeaders[i + 1] ?? '');
   }
   const client = context.remoteAddress?.replace(/^::ffff:/, '');
-  if (client !== undefined) {
-    forwardedFor = forwardedFor === undefined ? client : `${forwardedFor}, ${client}`;
-  }
-  if (forwardedFor !== undefined) out.push('X-Forwarded-For', forwardedFor);
-  if (parsed['x-forwarded-proto'] === undefined) out.push('X-Forwarded-Proto', 'https');
-  if (parsed.host !== undefined && parsed['x-forwarded-host'] === undefined) {
-    out.push('X-Forwarded-Host', parsed.host);
-  }
+  if (client !== undefined) out.push('X-Forwarded-For', client);
+  // The listener only speaks TLS.
+  out.push('X-Forwarded-Proto', 'https');
+  if (parsed.host !== undefined) out.push('X-Forwarded-Host', parsed.host);
   out.push('Host', context.upstreamHost);
   if (context.upgrade && parsed.upgrade !== undefined) {
     out.push('Connection', 'Upgrade', 'Upgrade', parsed.upgrade);

@@ -10,6 +10,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   body?: unknown;
   agent?: https.Agent;
+  /** Connect from this local address (e.g. 127.0.0.2, to tell the caller from the proxy). */
+  localAddress?: string;
 }
 
 export interface Answer {
@@ -27,6 +29,7 @@ function open(url: string, options: CallOptions): Promise<IncomingMessage> {
       method: options.method ?? 'GET',
       ca: options.ca,
       agent: options.agent ?? false,
+      ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
       headers: {
         Accept: 'application/json',
         ...(options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` }),

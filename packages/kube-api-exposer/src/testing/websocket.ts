@@ -15,9 +15,21 @@ export async function openWebSocket(
   host: string,
   port: number,
   path: string,
-  options: { ca: string; token?: string | undefined },
+  options: {
+    ca: string;
+    token?: string | undefined;
+    /** More request headers, written as given. */
+    headers?: Record<string, string>;
+    /** Connect from this local address (e.g. 127.0.0.2, to tell the caller from the proxy). */
+    localAddress?: string;
+  },
 ): Promise<WebSocketWatch> {
-  const socket = tls.connect({ host, port, ca: options.ca });
+  const socket = tls.connect({
+    host,
+    port,
+    ca: options.ca,
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('secureConnect', resolve);
     socket.once('error', reject);
@@ -27,6 +39,9 @@ export async function openWebSocket(
       `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n` +
       `Origin: https://${host}:${port}\r\n` +
       (options.token === undefined ? '' : `Authorization: Bearer ${options.token}\r\n`) +
+      Object.entries(options.headers ?? {})
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('') +
       '\r\n',
   );
   let buffer = Buffer.alloc(0);

@@ -1,0 +1,213 @@
+// What the apiserver learns about a caller through the exposer, read from its own audit log: the
+// source address is the one the exposer saw (a caller cannot plant another with X-Forwarded-For
+// or X-Real-Ip, on plain requests or upgrades), and impersonation is authorized against the
+// caller's own token, so forwarding Impersonate-* lends nobody more than their token allows.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintKubeconfig } from '../commands/kubeconfig.js';
+import { serve, type RunningExposer } from '../commands/serve.js';
+import {
+  apply,
+  captureLogs,
+  configMapReader,
+  proxyPki,
+  startCluster,
+  type Cluster,
+  type ProxyPki,
+} from '../testing/fixtures.js';
+import { call, type Answer } from '../testing/https-client.js';
+import { openWebSocket } from '../testing/websocket.js';
+
+/** The fields of an audit event (audit.k8s.io/v1) these tests read. */
+interface AuditEvent {
+  stage: string;
+  requestURI: string;
+  sourceIPs?: string[];
+  user: { username: string };
+  impersonatedUser?: { username: string };
+  responseStatus?: { code?: number };
+}
+
+/** Where the caller connects from: not the proxy's own address, so the two can be told apart. */
+const CALLER = '127.0.0.2';
+const PROXY = '127.0.0.1';
+/** Headers a caller may send to pass itself off as someone else, or as a front proxy. */
+const SPOOFED = {
+  'X-Forwarded-For': '203.0.113.66',
+  'X-Real-Ip': '198.51.100.77',
+  'X-Forwarded-Host': 'spoofed.example.org',
+  'X-Forwarded-Proto': 'http',
+  'X-Remote-User': 'system:admin',
+  'X-Remote-Group': 'system:masters',
+};
+
+let auditDir: string;
+let auditLog: string;
+let cluster: Cluster;
+let pki: ProxyPki;
+let exposer: RunningExposer;
+let pluginToken: string;
+let impersonatorToken: string;
+
+beforeAll(async () => {
+  auditDir = mkdtempSync(join(tmpdir(), 'kfx-exposer-audit-'));
+  const policy = join(auditDir, 'policy.yaml');
+  auditLog = join(auditDir, 'audit.log');
+  writeFileSync(
+    policy,
+    'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n',
+  );
+  cluster = await startCluster({
+    apiServerFlags: [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`],
+  });
+  await configMapReader(cluster.env, 'team-a', 'plugin');
+  await apply(cluster.env, [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'impersonator', namespace: 'team-a' },
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'impersonate-alice' },
+      rules: [
+        { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['alice'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'team-a-impersonator' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'impersonate-alice',
+      },
+      subjects: [{ kind: 'ServiceAccount', name: 'impersonator', namespace: 'team-a' }],
+    },
+  ]);
+  pki = proxyPki(cluster.dir);
+  exposer = await serve({
+    listen: `${PROXY}:0`,
+    tlsCert: pki.certFile,
+    tlsKey: pki.keyFile,
+    upstream: cluster.env.server,
+    upstreamCa: cluster.apiCaFile,
+    metricsListen: 'none',
+    logger: captureLogs().logger,
+  });
+  const mint = async (serviceAccount: string) =>
+    (
+      await mintKubeconfig({
+        serviceAccount,
+        server: exposer.url,
+        caFile: pki.caFile,
+        client: cluster.admin,
+      })
+    ).token.token;
+  pluginToken = await mint('team-a/plugin');
+  impersonatorToken = await mint('team-a/impersonator');
+});
+
+afterAll(async () => {
+  await exposer.close();
+  await cluster.stop();
+  rmSync(auditDir, { recursive: true, force: true });
+});
+
+const message = (answer: Answer) => (answer.json as { message?: string }).message ?? answer.text;
+
+/** A label selector no other request uses, to find this request's audit event. */
+const marker = () => `probe=${randomBytes(6).toString('hex')}`;
+
+/** The audit event of the request whose URI contains `needle`, once the apiserver wrote it. */
+function auditEventFor(needle: string): Promise<AuditEvent> {
+  return waitFor(
+    () => {
+      let text = '';
+      try {
+        text = readFileSync(auditLog, 'utf8');
+      } catch {
+        // Not written yet.
+      }
+      const found = text
+        .split('\n')
+        .filter((line) => line.includes(needle))
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .find((event) => event.stage !== 'RequestReceived');
+      return Promise.resolve(
+        found === undefined
+          ? { done: false as const, saw: `no audit event for ${needle} yet` }
+          : { done: true as const, value: found },
+      );
+    },
+    { description: `the audit event for ${needle}`, timeoutMs: 30_000 },
+  );
+}
+
+describe('the apiserver records where a caller really is', () => {
+  it('sees the address the exposer saw, whatever X-Forwarded-For and X-Real-Ip the caller sends', async () => {
+    const selector = marker();
+    const answer = await call(
+      `${exposer.url}/api/v1/namespaces/team-a/configmaps?labelSelector=${selector}`,
+      { ca: pki.ca.cert, token: pluginToken, headers: SPOOFED, localAddress: CALLER },
+    );
+    expect(answer.status).toBe(200);
+    const event = await auditEventFor(selector);
+    // The caller as the exposer saw it, then the exposer as the apiserver saw it.
+    expect(event.sourceIPs).toEqual([CALLER, PROXY]);
+    expect(event.user.username).toBe('system:serviceaccount:team-a:plugin');
+  });
+
+  it('does the same for an upgraded connection (a WebSocket watch)', async () => {
+    const selector = marker();
+    const { hostname, port } = new URL(exposer.url);
+    const ws = await openWebSocket(
+      hostname,
+      Number(port),
+      `/api/v1/namespaces/team-a/configmaps?watch=true&labelSelector=${selector}`,
+      { ca: pki.ca.cert, token: pluginToken, headers: SPOOFED, localAddress: CALLER },
+    );
+    try {
+      expect(ws.head).toMatch(/^HTTP\/1\.1 101 /);
+      const event = await auditEventFor(selector);
+      expect(event.sourceIPs).toEqual([CALLER, PROXY]);
+    } finally {
+      ws.close();
+    }
+  });
+});
+
+describe('impersonation is forwarded and authorized against the caller’s own token', () => {
+  it('refuses a caller whose token may not impersonate, in the apiserver’s words', async () => {
+    const answer = await call(`${exposer.url}/api/v1/namespaces`, {
+      ca: pki.ca.cert,
+      token: pluginToken,
+      headers: { 'Impersonate-User': 'system:admin', 'Impersonate-Group': 'system:masters' },
+    });
+    expect(answer.status).toBe(403);
+    // The apiserver's own refusal, naming the caller; the proxy did not decide.
+    expect(message(answer)).toMatch(
+      /^[^:]* is forbidden: User "system:serviceaccount:team-a:plugin" cannot impersonate/,
+    );
+  });
+
+  it('lets a caller allowed to impersonate act as that user, and the audit names both', async () => {
+    const selector = marker();
+    const answer = await call(
+      `${exposer.url}/api/v1/namespaces/team-a/configmaps?labelSelector=${selector}`,
+      { ca: pki.ca.cert, token: impersonatorToken, headers: { 'Impersonate-User': 'alice' } },
+    );
+    // alice may not list ConfigMaps: the apiserver decided as alice.
+    expect(answer.status).toBe(403);
+    expect(message(answer)).toContain('User "alice" cannot list resource "configmaps"');
+    const event = await auditEventFor(selector);
+    expect(event.user.username).toBe('system:serviceaccount:team-a:impersonator');
+    expect(event.impersonatedUser?.username).toBe('alice');
+  });
+});
