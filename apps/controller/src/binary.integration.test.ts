@@ -2,7 +2,13 @@
 // becomes leader, reconciles, serves /readyz and /metrics, and on SIGTERM releases its Lease
 // and exits 0.
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { freePort, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  freePort,
+  profileNamespace,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -75,17 +81,14 @@ it('reconciles as the leader, reports health and metrics, and stops cleanly on S
   );
   expect(holder).toMatch(/^kfx-controller-0_/);
 
-  await client.create(resources.namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'team-x' },
-  });
-  await client.create(resources.profiles, {
+  const profile = await client.create(resources.profiles, {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
     metadata: { name: 'team-x', labels: { 'quotas.statcan.gc.ca/requests.cpu': '6' } },
     spec: { owner: { kind: 'User', name: 'x@example.com' } },
   } as never);
+  // As the upstream Kubeflow profile controller makes it: owned by the Profile.
+  await client.create(resources.namespaces, profileNamespace(profile));
   const quota = await waitFor(
     async () => {
       const q = await client

@@ -2,7 +2,7 @@
 // A leader that dies without a word (SIGKILL) is replaced once its Lease expires; a leader that
 // stops gracefully hands over at once. Profiles created at each stage are reconciled.
 import { KubeClient, resources } from '@kfx/kube-runtime';
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -73,17 +73,13 @@ async function standby(identity: string): Promise<RunningController> {
 }
 
 async function profileReconciled(name: string): Promise<void> {
-  await client.create(resources.namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name },
-  });
-  await client.create(resources.profiles, {
+  const profile = await client.create(resources.profiles, {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
     metadata: { name },
     spec: { owner: { kind: 'User', name: `${name}@example.com` } },
   } as never);
+  await client.create(resources.namespaces, profileNamespace(profile));
   await waitFor(
     async () => {
       const quota = await client

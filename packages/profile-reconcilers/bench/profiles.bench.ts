@@ -1,12 +1,13 @@
 // Benchmark (not a test) on a real control plane, run with `pnpm run bench` (builds first; this
 // file imports the built packages, and runs the built kfx-controller):
 //
-// 1. Raw loop: N Profiles and their ResourceQuota and LimitRange created by a tight loop of
+// 1. Raw loop: N Profiles, their namespaces (owned by them, as the upstream Kubeflow profile
+//    controller makes them) and their ResourceQuota and LimitRange created by a tight loop of
 //    POSTs (C at a time): what the API server can take on this machine. Also the same loop with
 //    server-side applies instead of POSTs, the floor for any controller that applies.
-// 2. Controller: the same N Profiles created the same way while the controller (own process,
-//    default settings) makes their objects: time until every object exists, as a ratio to (1).
-//    Target ≤ 1.25×.
+// 2. Controller: the same N Profiles and namespaces created the same way while the controller
+//    (own process, default settings) makes their objects: time until every object exists, as a
+//    ratio to (1). Target ≤ 1.25×.
 // 3. Resyncs: the controller left alone with a short resync period: writes made (target 0),
 //    reconciles done, and the controller's peak RSS (target ≤ 150 MiB at 500 Profiles).
 // (1) and (2) run side by side for several rounds, since other work on the machine moves the
@@ -15,7 +16,7 @@
 // reconcile's.
 import { readFileSync } from 'node:fs';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane } from '@kfx/testenv';
+import { profileNamespace, startControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import {
   controllerConfig,
@@ -47,15 +48,19 @@ const configFile = controllerConfig(
   `${WORKERS ? `workers: ${WORKERS}\n` : ''}resyncSeconds: ${RESYNC_SECONDS}\nlogLevel: warn\n`,
 );
 
+/** A Profile, then its namespace as the upstream Kubeflow profile controller makes it. */
+async function createProfile(name: string): Promise<KubeObject> {
+  const profile = await client.create<KubeObject>(resources.profiles, profileBody(name));
+  await client.create(resources.namespaces, profileNamespace(profile));
+  return profile;
+}
+
 /** Creates the Profiles and their objects: POSTs, or server-side applies with `apply`. */
 async function rawLoop(prefix: string, apply = false): Promise<number> {
   const cpuBefore = cpu(env.dir);
   const started = performance.now();
   await inParallel(N, C, async (i) => {
-    const profile = await client.create<KubeObject>(
-      resources.profiles,
-      profileBody(`${prefix}-${i}`),
-    );
+    const profile = await createProfile(`${prefix}-${i}`);
     for (const object of rawObjects(profile)) {
       if (apply) {
         await client.apply(refOf(object.kind), object, { fieldManager: 'bench', force: true });
@@ -82,9 +87,7 @@ async function controllerRun(controller: Controller, prefix: string): Promise<nu
   );
   const cpuBefore = cpu(env.dir);
   const started = performance.now();
-  const creating = inParallel(N, C, (i) =>
-    client.create(resources.profiles, profileBody(`${prefix}-${i}`)),
-  );
+  const creating = inParallel(N, C, (i) => createProfile(`${prefix}-${i}`));
   let objectsAt = 0;
   while (!objectsAt) {
     const created = metricSum(
@@ -117,17 +120,6 @@ async function controllerRun(controller: Controller, prefix: string): Promise<nu
 
 try {
   const prefix = (what: string, round: number) => `${what}${round}`;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const what of ['post', 'apply', 'ctl']) {
-      await inParallel(N, C, (i) =>
-        client.create(resources.namespaces, {
-          apiVersion: 'v1',
-          kind: 'Namespace',
-          metadata: { name: `${prefix(what, round)}-${i}` },
-        }),
-      );
-    }
-  }
   const ratios: number[] = [];
   const applyRatios: number[] = [];
   let last: Controller | undefined;

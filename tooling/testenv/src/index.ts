@@ -40,6 +40,7 @@ export {
   type Manifests,
 } from './objects.js';
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
+export { profileNamespace, type ProfileLike } from './profiles.js';
 export { freePort } from './ports.js';
 export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
 export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';

@@ -2,7 +2,7 @@
 // controller-manager for garbage collection): the objects follow, managed objects that are
 // deleted or edited come back, and each Profile's status and Events say what happened.
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap, V1ResourceQuota, V1RoleBinding } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -288,7 +288,7 @@ describe('managed objects', () => {
 
 describe('a Profile whose namespace does not exist yet', () => {
   it('waits, says why, and converges once the namespace appears', async () => {
-    await createProfile(client, 'team-b', {}, { namespace: false });
+    const profile = await createProfile(client, 'team-b', {}, { namespace: false });
     const waiting = await condition(
       client,
       'team-b',
@@ -296,11 +296,7 @@ describe('a Profile whose namespace does not exist yet', () => {
       'waiting',
     );
     expect(waiting.message).toContain('namespace team-b does not exist yet');
-    await client.create(resources.namespaces, {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: 'team-b' },
-    });
+    await client.create(resources.namespaces, profileNamespace(profile));
     await eventually(
       client,
       'resourceQuotas',

@@ -2,7 +2,7 @@
 // read what the API holds. For the integration tests only; not exported.
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import type { ControlPlane } from '@kfx/testenv';
-import { waitFor } from '@kfx/testenv';
+import { profileNamespace, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { enableBuiltInReconcilers } from '../built-in.js';
@@ -26,7 +26,7 @@ export interface Running {
 export async function runController(
   env: ControlPlane,
   reconcilers: Record<string, unknown>,
-  options: { resyncSeconds?: number; baseDir?: string } = {},
+  options: { resyncSeconds?: number; baseDir?: string; protectedNamespaces?: string[] } = {},
 ): Promise<Running> {
   const client = testClient(env);
   const controller = createProfileController({
@@ -34,6 +34,7 @@ export async function runController(
     config: {
       reconcilers: enableBuiltInReconcilers(reconcilers, { baseDir: options.baseDir }),
       resyncSeconds: options.resyncSeconds,
+      protectedNamespaces: options.protectedNamespaces,
     },
   });
   await controller.start();
@@ -51,25 +52,26 @@ export async function runController(
   };
 }
 
+/**
+ * Creates a Profile owned by `<name>@example.com` and, unless told not to, its namespace as the
+ * upstream Kubeflow profile controller makes it (owned by the Profile).
+ */
 export async function createProfile(
   client: KubeClient,
   name: string,
   labels: Record<string, string> = {},
-  options: { namespace?: boolean } = {},
+  options: { namespace?: boolean; owner?: string } = {},
 ): Promise<Profile> {
-  if (options.namespace !== false) {
-    await client.create(resources.namespaces, {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name },
-    });
-  }
-  return client.create<Profile>(resources.profiles, {
+  const profile = await client.create<Profile>(resources.profiles, {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
     metadata: { name, labels },
-    spec: { owner: { kind: 'User', name: `${name}@example.com` } },
+    spec: { owner: { kind: 'User', name: options.owner ?? `${name}@example.com` } },
   });
+  if (options.namespace !== false) {
+    await client.create(resources.namespaces, profileNamespace(profile));
+  }
+  return profile;
 }
 
 /** The object, or undefined when it does not exist. */

@@ -8,7 +8,13 @@ import type {
   V1ResourceQuota,
   V1RoleBinding,
 } from '@kubernetes/client-node';
-import { applyManifests, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  applyManifests,
+  profileNamespace,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +22,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, listJson } from '../cluster.js';
 import { startControllerFromChart, type ControllerUnderTest } from '../controller-server.js';
 import { readGuide } from '../guide.js';
-import { kubectl as kubectlOk } from '@kfx/testenv';
 
 const guide = readGuide('from-statcan-profiles-controller.md');
 const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-statcan-'));
@@ -38,19 +43,18 @@ beforeAll(async () => {
   if (!profile) throw new Error(`${guide.file}: the profile block holds no Profile`);
   env = await startControlPlane();
   kubeconfig = env.kubeconfigPath;
-  // The upstream Kubeflow profile controller makes the namespaces; kfx waits for them.
-  await kubectlOk(kubeconfig, ['create', 'namespace', profile.metadata.name]);
-  await kubectlOk(kubeconfig, ['create', 'namespace', 'bob']);
+  // The guide's Profile, and a new one with the same labels that has no old objects.
+  const profiles = await applyManifests(kubeconfig, [
+    profile,
+    { ...profile, metadata: { ...profile.metadata, name: 'bob' } },
+  ] as KubernetesObject[]);
+  // The upstream Kubeflow profile controller made their namespaces, owned by the Profiles.
+  await applyManifests(kubeconfig, profiles.map(profileNamespace));
   // What the old controller left in the Profile's namespace, as the API server stores it.
   const applied = await applyManifests(kubeconfig, old);
   stored.quota = applied.find((o) => o.kind === 'ResourceQuota') as V1ResourceQuota;
   stored.limitRange = applied.find((o) => o.kind === 'LimitRange') as V1LimitRange;
   stored.binding = applied.find((o) => o.kind === 'RoleBinding') as V1RoleBinding;
-  // The guide's Profile, and a new one with the same labels that has no old objects.
-  await applyManifests(kubeconfig, [
-    profile,
-    { ...profile, metadata: { ...profile.metadata, name: 'bob' } },
-  ] as KubernetesObject[]);
   controller = await startControllerFromChart({
     values: guide.text('controller-values'),
     kubeconfigPath: kubeconfig,
