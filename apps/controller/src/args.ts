@@ -12,8 +12,9 @@ Options:
   --kubeconfig FILE      kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)
   --context NAME         kubeconfig context to use
   --metrics-port PORT    port of /healthz, /readyz and /metrics (default 8080)
-  --namespace NAME       namespace of the leader-election Lease (default: POD_NAMESPACE,
-                         else the kubeconfig context's namespace)
+  --namespace NAME       the controller's own namespace: it holds the leader-election Lease
+                         and no Profile may use it (default: POD_NAMESPACE, else the
+                         kubeconfig context's namespace)
   --no-leader-elect      run without leader election (one replica only!)
   --version              print the version
   -h, --help             show this help

@@ -30,6 +30,7 @@ describe('kfx-controller config', () => {
       resyncSeconds: 600,
       fieldManager: 'kfx-controller',
     });
+    expect(config.protectedNamespaces).toContain('istio-system');
     expect(config.leaderElection).toEqual({
       leaseName: 'kfx-controller',
       leaseDurationSeconds: 15,
@@ -77,6 +78,7 @@ workers: 12
           'bad.yaml',
           `workers: 0
 resync: 10
+protectedNamespaces: [kfx-system, Team_A]
 leaderElection:
   leaseDurationSeconds: 5
 reconcilers:
@@ -88,9 +90,10 @@ reconcilers:
       ),
     ).toEqual([
       'workers: Too small: expected number to be >=1',
+      'protectedNamespaces[1]: expected a namespace name or a pattern with *',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
-      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, logLevel, leaderElection)',
+      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, leaderElection)',
       'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });

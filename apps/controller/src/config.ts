@@ -4,8 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
+  DEFAULT_PROTECTED_NAMESPACES,
   DEFAULT_RECONCILERS,
   enableBuiltInReconcilers,
+  NAMESPACE_PATTERN,
   type EnabledReconciler,
 } from '@kfx/profile-reconcilers';
 import { ConfigError, describeIssues } from '@kfx/kube-runtime';
@@ -20,6 +22,10 @@ const appSchema = z.strictObject({
   workers: z.number().int().min(1).max(64).default(8),
   resyncSeconds: seconds(600),
   fieldManager: z.string().min(1).max(128).default('kfx-controller'),
+  /** Namespaces no Profile may use (kube-*, default and the controller's own always). */
+  protectedNamespaces: z
+    .array(z.string().regex(NAMESPACE_PATTERN, 'expected a namespace name or a pattern with *'))
+    .default([...DEFAULT_PROTECTED_NAMESPACES]),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
   leaderElection: z
     .strictObject({
@@ -64,8 +70,18 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
     problems.push(...error.problems);
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const { workers, resyncSeconds, fieldManager, logLevel, leaderElection } = parsed.data;
-  return { workers, resyncSeconds, fieldManager, logLevel, leaderElection, reconcilers, source };
+  const { workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, leaderElection } =
+    parsed.data;
+  return {
+    workers,
+    resyncSeconds,
+    fieldManager,
+    protectedNamespaces,
+    logLevel,
+    leaderElection,
+    reconcilers,
+    source,
+  };
 }
 
 /** Reads a YAML config file; without a file, the documented defaults. */

@@ -25,7 +25,10 @@ export interface RunOptions {
   /** Bind address of that server. Default `0.0.0.0`. */
   metricsHost?: string | undefined;
   leaderElect: boolean;
-  /** Namespace of the Lease. Default: POD_NAMESPACE, else the kubeconfig's namespace. */
+  /**
+   * The controller's own namespace: where the Lease lives, and one no Profile may use. Default:
+   * POD_NAMESPACE, else the kubeconfig's namespace.
+   */
   namespace?: string | undefined;
   /** Unique per replica. Default: POD_NAME or the host name, plus a random suffix. */
   identity?: string | undefined;
@@ -50,6 +53,7 @@ export async function startController(options: RunOptions): Promise<RunningContr
   const client = KubeClient.fromKubeConfig(kc, { logger, userAgent: 'kfx-controller' });
   const identity =
     options.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
+  const namespace = options.namespace ?? process.env.POD_NAMESPACE ?? defaultNamespace(kc);
   const controller = createProfileController({
     client,
     logger,
@@ -58,6 +62,8 @@ export async function startController(options: RunOptions): Promise<RunningContr
       workers: config.workers,
       resyncSeconds: config.resyncSeconds,
       fieldManager: config.fieldManager,
+      // No Profile may take the controller's own namespace.
+      protectedNamespaces: [...config.protectedNamespaces, namespace],
     },
   });
   const ops = await startOpsServer({
@@ -85,7 +91,6 @@ export async function startController(options: RunOptions): Promise<RunningContr
       await controller.lead(stopping.signal);
       return;
     }
-    const namespace = options.namespace ?? process.env.POD_NAMESPACE ?? defaultNamespace(kc);
     elector = new LeaderElector({
       client,
       namespace,

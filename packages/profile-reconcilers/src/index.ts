@@ -10,6 +10,12 @@ export {
   type ProfileControllerConfig,
   type ProfileControllerOptions,
 } from './controller/controller.js';
+export {
+  ADOPT_ANNOTATION,
+  ALWAYS_PROTECTED_NAMESPACES,
+  DEFAULT_PROTECTED_NAMESPACES,
+  NAMESPACE_PATTERN,
+} from './controller/namespace-claim.js';
 export { CONDITION_TYPE, type ProfileState } from './controller/status.js';
 export { enableReconciler, enabler, type Enabler } from './enable.js';
 export { limitOverridesFromLabels, LIMIT_ALIASES, type LimitOverride } from './limit-labels.js';

@@ -43,13 +43,28 @@ export function profileNamespace(profile: Profile): string {
   return profile.metadata?.name ?? '';
 }
 
-/** Adds what makes an object kfx's, for this Profile and this reconciler, to a copy of it. */
+/**
+ * Adds what makes an object kfx's, for this Profile and this reconciler, to a copy of it. Without
+ * `owned` the ownerReference is left out: an adopted namespace existed before its Profile and
+ * must not be deleted with it.
+ */
 export function stampOwnership<T extends KubeObject>(
   object: T,
   profile: Profile,
   reconciler: string,
+  owned = true,
 ): T {
   const meta = profile.metadata ?? {};
+  const ownerReferences = [
+    {
+      apiVersion: PROFILE_API_VERSION,
+      kind: 'Profile',
+      name: meta.name ?? '',
+      uid: meta.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
   return {
     ...object,
     metadata: {
@@ -59,16 +74,13 @@ export function stampOwnership<T extends KubeObject>(
         [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
         [RECONCILER_LABEL]: reconciler,
       },
-      ownerReferences: [
-        {
-          apiVersion: PROFILE_API_VERSION,
-          kind: 'Profile',
-          name: meta.name ?? '',
-          uid: meta.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ...(owned ? { ownerReferences } : {}),
     },
   };
 }
+
+/** True for the Namespace object of the Profile itself. */
+export const isProfileNamespace = (profile: Profile, object: KubeObject): boolean =>
+  object.apiVersion === 'v1' &&
+  object.kind === 'Namespace' &&
+  object.metadata?.name === profileNamespace(profile);

@@ -1,16 +1,18 @@
 // Makes a Profile's objects match what the reconcilers want: cluster-scoped objects (its
-// Namespace) first, since the rest live in them, then everything else at once, then the
-// obsolete objects deleted. Each failure is charged to the reconciler that wanted the object;
+// Namespace) first, since the rest live in them, then everything else at once (nothing when the
+// namespace was to be created and could not be), then the obsolete objects deleted. Each failure is charged to the reconciler that wanted the object;
 // the others go on.
-import type { KubeObject } from '@kfx/kube-runtime';
-import { RECONCILER_LABEL, type Profile } from '../profile.js';
+import {
+  isProfileNamespace,
+  profileNamespace,
+  RECONCILER_LABEL,
+  type Profile,
+} from '../profile.js';
 import { applyDesired, type ApplyContext, type Change } from './apply-desired.js';
+import { describeObject } from './describe.js';
 import type { DesiredObject, DesiredSet } from './desired-objects.js';
 import type { OwnedKinds } from './owned-kinds.js';
 import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
-
-export const describeObject = (object: KubeObject): string =>
-  `${object.kind ?? ''} ${[object.metadata?.namespace, object.metadata?.name].filter(Boolean).join('/')}`;
 
 export interface Applied {
   changes: Change[];
@@ -40,6 +42,19 @@ export async function applyAll(
   };
   const wanted = desired.objects.filter((object) => !errors.has(object.reconciler));
   await Promise.all(wanted.filter((o) => !o.kind.ref.namespaced).map(apply));
+  const home = wanted.find((o) => isProfileNamespace(profile, o.object));
+  if (!context.namespaceHeld && home && errors.has(home.reconciler)) {
+    // Not created (most likely someone else's appeared meanwhile): nothing goes into it.
+    for (const object of wanted) {
+      if (object.kind.ref.namespaced && !errors.has(object.reconciler)) {
+        errors.set(
+          object.reconciler,
+          `not applied: namespace ${profileNamespace(profile)} could not be created`,
+        );
+      }
+    }
+    return applied;
+  }
   await Promise.all(wanted.filter((o) => o.kind.ref.namespaced).map(apply));
   await Promise.all(
     obsoleteObjects(profile, desired, kinds).map(async (obsolete) => {

@@ -1,9 +1,12 @@
 // Writes the desired objects with kube-runtime's applyObject, which skips the write when the
 // cached live object already matches (a steady cluster costs no writes). An object whose change
 // the API refuses in place (an immutable field such as a RoleBinding's roleRef), or that is
-// left over from an earlier Profile of the same name, is deleted and created again.
+// left over from an earlier Profile of the same name, is deleted and created again. Outside the
+// Profile's own namespace nothing that exists is taken over: another Profile's object is left
+// alone, and an object kfx has not made yet is created, which fails if the name is taken.
 import {
   applyObject,
+  isAlreadyExists,
   KubeApiError,
   objectKey,
   whyWrite,
@@ -11,7 +14,8 @@ import {
   type KubeObject,
   type Logger,
 } from '@kfx/kube-runtime';
-import type { Profile } from '../profile.js';
+import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
+import { describeObject } from './describe.js';
 import type { DesiredObject } from './desired-objects.js';
 
 export interface Change {
@@ -28,6 +32,8 @@ export interface ApplyContext {
   fieldManager: string;
   signal: AbortSignal;
   logger: Logger;
+  /** The Profile's namespace exists and is its own or adopted; false: it is to be created. */
+  namespaceHeld: boolean;
 }
 
 const rv = (object: KubeObject) => object.metadata?.resourceVersion;
@@ -37,12 +43,54 @@ const refusedInPlace = (error: unknown): boolean =>
   error.status === 422 &&
   /immutable|cannot change/i.test(error.message);
 
+const profileOwners = (live: KubeObject) =>
+  (live.metadata?.ownerReferences ?? []).filter((o) => o.kind === 'Profile');
+
 /** Owned by an earlier Profile of the same name that is being garbage-collected. */
 function staleOwner(live: KubeObject, profile: Profile): boolean {
   const uid = profile.metadata?.uid;
-  return (live.metadata?.ownerReferences ?? []).some(
-    (o) => o.kind === 'Profile' && o.name === profile.metadata?.name && o.uid !== uid,
+  return profileOwners(live).some((o) => o.name === profile.metadata?.name && o.uid !== uid);
+}
+
+/** The other Profile this kfx object belongs to, if it is not this Profile's. */
+function otherOwner(live: KubeObject, profile: Profile): string | undefined {
+  const owners = profileOwners(live);
+  if (owners.length === 0 || owners.some((o) => o.name === profile.metadata?.name))
+    return undefined;
+  return owners.map((o) => o.name).join(', ');
+}
+
+/**
+ * Whether applying may take over an object of that name that kfx did not make: inside the
+ * Profile's own namespace yes (that is how a site moves from another controller), and the
+ * namespace itself once it is held; anywhere else (a template naming another namespace, a
+ * cluster-scoped object, a namespace still to be created) only creating is allowed.
+ */
+function mayTakeOver(context: ApplyContext, profile: Profile, desired: DesiredObject): boolean {
+  if (isProfileNamespace(profile, desired.object)) return context.namespaceHeld;
+  return (
+    desired.kind.ref.namespaced && desired.object.metadata?.namespace === profileNamespace(profile)
   );
+}
+
+/** Creates an object that must not exist yet; its fields are then applied as usual. */
+async function createOnly(
+  context: ApplyContext,
+  profile: Profile,
+  desired: DesiredObject,
+): Promise<void> {
+  try {
+    await context.client.create(desired.kind.ref, desired.object, {
+      fieldManager: context.fieldManager,
+      signal: context.signal,
+    });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    throw new Error(
+      `${describeObject(desired.object)} already exists and kfx did not make it for Profile ${profile.metadata?.name ?? ''}: it is left alone`,
+      { cause: error },
+    );
+  }
 }
 
 async function remove(
@@ -83,8 +131,19 @@ export async function applyDesired(
     const { object } = await apply();
     return { object: desired, action: 'recreated', reason, resourceVersion: rv(object) };
   };
-  if (live && staleOwner(live, profile)) {
+  const other = live && otherOwner(live, profile);
+  if (other) {
+    throw new Error(
+      `${describeObject(desired.object)} belongs to Profile ${other}: it is left alone`,
+    );
+  }
+  // A namespace is never deleted to be made again: everything in it would go too.
+  const recreatable = !isProfileNamespace(profile, desired.object);
+  if (live && recreatable && staleOwner(live, profile)) {
     return recreate('it belonged to an earlier Profile of that name');
+  }
+  if (!live && !mayTakeOver(context, profile, desired)) {
+    await createOnly(context, profile, desired);
   }
   const reason = live ? whyWrite(desired.object, live, context.fieldManager) : 'it did not exist';
   if (reason === undefined) return undefined;
@@ -92,7 +151,7 @@ export async function applyDesired(
   try {
     result = await apply();
   } catch (error) {
-    if (!live || !refusedInPlace(error)) throw error;
+    if (!live || !recreatable || !refusedInPlace(error)) throw error;
     context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
     return recreate((error as Error).message);
   }

@@ -21,6 +21,7 @@ import { ControllerMetrics } from './metrics.js';
 import { OwnedKinds } from './owned-kinds.js';
 import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
+import { NamespaceGuard } from './namespace-claim.js';
 import { StatusWriter } from './status-writer.js';
 import { namespaceSkeleton, profileWithoutManagedFields, wireTriggers } from './triggers.js';
 
@@ -33,6 +34,12 @@ export interface ProfileControllerConfig {
   resyncSeconds?: number | undefined;
   /** Server-side apply field manager and Event source. Default `kfx-controller`. */
   fieldManager?: string | undefined;
+  /**
+   * Namespaces no Profile may use, whatever their state: names or patterns with `*`. Replaces
+   * DEFAULT_PROTECTED_NAMESPACES (Kubeflow's platform namespaces); `kube-*` and `default` are
+   * always protected. Add the controller's own namespace.
+   */
+  protectedNamespaces?: readonly string[] | undefined;
 }
 
 export interface ProfileControllerOptions {
@@ -51,6 +58,7 @@ export class ProfileController {
   readonly #registry: Registry;
   readonly #metrics: ControllerMetrics;
   readonly #echoes = new Echoes();
+  readonly #guard: NamespaceGuard;
   #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
   #queue: WorkQueue | undefined;
@@ -59,6 +67,7 @@ export class ProfileController {
     if (options.config.reconcilers.length === 0) {
       throw new Error('createProfileController: config.reconcilers is empty; enable at least one');
     }
+    this.#guard = new NamespaceGuard(options.config.protectedNamespaces);
     this.#options = options;
     this.#logger = (options.logger ?? options.client.logger).child({ controller: 'profiles' });
     this.#registry = options.registry ?? options.client.registry;
@@ -134,6 +143,7 @@ export class ProfileController {
       reconcilers: this.#options.config.reconcilers,
       kinds,
       namespaces: this.namespaces.store,
+      guard: this.#guard,
       fieldManager,
       recorder,
       metrics: this.#metrics,

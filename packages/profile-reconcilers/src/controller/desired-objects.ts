@@ -2,7 +2,7 @@
 // with kfx's ownership marks and keyed by identity, the problems, and which reconcilers could not
 // compute everything (whose old objects must then be kept, not pruned).
 import type { KubeObject } from '@kfx/kube-runtime';
-import { stampOwnership, type Profile } from '../profile.js';
+import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
 import type { EnabledReconciler, Problem } from '../reconciler.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
 
@@ -27,6 +27,8 @@ export function desiredObjects(
   profile: Profile,
   reconcilers: readonly EnabledReconciler[],
   kinds: OwnedKinds,
+  /** The Profile's namespace existed before it (adopted): it gets no ownerReference. */
+  adopted = false,
 ): DesiredSet {
   const set: DesiredSet = {
     objects: [],
@@ -44,7 +46,8 @@ export function desiredObjects(
       if (desired.incomplete) set.keep.add(reconciler.name);
       for (const raw of desired.objects) {
         const kind = kinds.of(raw);
-        const object = stampOwnership(raw, profile, reconciler.name);
+        const owned = !(adopted && isProfileNamespace(profile, raw));
+        const object = stampOwnership(raw, profile, reconciler.name, owned);
         if (!kind.ref.namespaced && object.metadata) delete object.metadata.namespace;
         const id = objectId(kind.ref, object);
         const first = owners.get(id);

@@ -3,7 +3,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ProfileState } from './status.js';
 
-const STATES: readonly ProfileState[] = ['reconciled', 'warnings', 'failed', 'waiting'];
+const STATES: readonly ProfileState[] = ['reconciled', 'warnings', 'failed', 'waiting', 'refused'];
 
 export class ControllerMetrics {
   readonly #profiles: Gauge<'state'>;
@@ -15,7 +15,7 @@ export class ControllerMetrics {
       (registry.getSingleMetric('kfx_profile_controller_profiles') as Gauge<'state'> | undefined) ??
       new Gauge({
         name: 'kfx_profile_controller_profiles',
-        help: 'Profiles by the state of their last reconcile: reconciled, warnings, failed, waiting',
+        help: 'Profiles by the state of their last reconcile: reconciled, warnings, failed, waiting, refused',
         labelNames: ['state'],
         registers: [registry],
       });

@@ -1,6 +1,6 @@
-// One reconcile of one Profile: compute what every reconciler wants, make the namespace's
-// objects match (apply-all.ts), then hand the outcome to the status writer and record Events
-// for repairs. A failing reconciler does not stop the others; the reconcile then fails as a
+// One reconcile of one Profile: check that the namespace of its name is the Profile's to use
+// (namespace-claim.ts), compute what every reconciler wants, make the namespace's objects match
+// (apply-all.ts), then hand the outcome to the status writer and record Events for repairs. A failing reconciler does not stop the others; the reconcile then fails as a
 // whole so that the work queue retries it with backoff.
 import type {
   EventInput,
@@ -10,13 +10,15 @@ import type {
   Logger,
   ReadonlyStore,
 } from '@kfx/kube-runtime';
-import { profileNamespace, type Profile } from '../profile.js';
+import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
-import { applyAll, describeObject } from './apply-all.js';
+import { applyAll } from './apply-all.js';
 import type { Change } from './apply-desired.js';
+import { describeObject } from './describe.js';
 import { desiredObjects, type DesiredSet } from './desired-objects.js';
 import type { Echoes } from './echoes.js';
 import type { ControllerMetrics } from './metrics.js';
+import type { NamespaceClaim, NamespaceGuard } from './namespace-claim.js';
 import type { OwnedKinds } from './owned-kinds.js';
 import type { Pruned } from './prune.js';
 import { currentCondition, stateOf, type Outcome } from './status.js';
@@ -26,8 +28,10 @@ export interface ReconcileDeps {
   client: KubeClient;
   reconcilers: readonly EnabledReconciler[];
   kinds: OwnedKinds;
-  /** Every namespace (name and deletion state only). */
+  /** Every namespace (what namespace-claim.ts reads only). */
   namespaces: ReadonlyStore<KubeObject>;
+  /** Decides whether a Profile may use the namespace of its name. */
+  guard: NamespaceGuard;
   fieldManager: string;
   recorder: EventRecorder;
   metrics: ControllerMetrics;
@@ -35,26 +39,22 @@ export interface ReconcileDeps {
   echoes: Echoes;
 }
 
-function waitingFor(
+/** Why nothing is applied this time, if so: the namespace is not the Profile's to use (yet). */
+function halted(
   profile: Profile,
+  claim: NamespaceClaim,
   desired: DesiredSet,
-  deps: ReconcileDeps,
-): Outcome['waiting'] {
-  const name = profileNamespace(profile);
-  const live = deps.namespaces.get(name);
-  if (live?.metadata?.deletionTimestamp) {
-    return { reason: 'NamespaceTerminating', message: `namespace ${name} is being deleted` };
-  }
-  const createsIt = desired.objects.some(
-    (d) => d.object.kind === 'Namespace' && d.object.metadata?.name === name,
-  );
-  if (!live && !createsIt) {
-    return {
+): Pick<Outcome, 'waiting' | 'refused'> {
+  if (claim.verdict === 'refuse') return { refused: claim };
+  if (claim.verdict === 'wait') return { waiting: claim };
+  if (claim.verdict === 'held') return {};
+  if (desired.objects.some((d) => isProfileNamespace(profile, d.object))) return {};
+  return {
+    waiting: {
       reason: 'NamespaceMissing',
-      message: `namespace ${name} does not exist yet (the Kubeflow profile controller creates it, or enable the namespace reconciler)`,
-    };
-  }
-  return undefined;
+      message: `namespace ${profileNamespace(profile)} does not exist yet (the Kubeflow profile controller creates it, or enable the namespace reconciler)`,
+    },
+  };
 }
 
 export async function reconcileProfile(
@@ -63,17 +63,25 @@ export async function reconcileProfile(
   signal: AbortSignal,
   logger: Logger,
 ): Promise<void> {
-  const desired = desiredObjects(profile, deps.reconcilers, deps.kinds);
+  const claim = deps.guard.judge(profile, deps.namespaces.get(profileNamespace(profile)));
+  const held = claim.verdict === 'held';
+  const desired = desiredObjects(profile, deps.reconcilers, deps.kinds, held && claim.adopted);
   const outcome: Outcome = {
     applied: [],
     problems: desired.problems.map((p) => `${p.reconciler}: ${p.message}`),
     errors: new Map(desired.errors),
-    waiting: waitingFor(profile, desired, deps),
+    ...halted(profile, claim, desired),
   };
   let changes: Change[] = [];
   let pruned: Pruned[] = [];
-  if (!outcome.waiting) {
-    const context = { client: deps.client, fieldManager: deps.fieldManager, signal, logger };
+  if (!outcome.waiting && !outcome.refused) {
+    const context = {
+      client: deps.client,
+      fieldManager: deps.fieldManager,
+      signal,
+      logger,
+      namespaceHeld: held,
+    };
     ({ changes, pruned } = await applyAll(context, profile, desired, deps.kinds, outcome.errors));
     outcome.applied = deps.reconcilers
       .map((r) => r.name)
@@ -111,11 +119,18 @@ export async function reconcileProfile(
       }),
     );
   }
-  const warnings: EventInput[] = desired.problems.map((problem) => ({
-    type: 'Warning',
-    reason: problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel',
-    message: `${problem.reconciler}: ${problem.message}`,
-  }));
+  const warnings: EventInput[] = [];
+  if (outcome.refused) {
+    logger.warn({ reason: outcome.refused.reason }, outcome.refused.message);
+    warnings.push({ type: 'Warning', ...outcome.refused });
+  }
+  warnings.push(
+    ...desired.problems.map((problem): EventInput => ({
+      type: 'Warning',
+      reason: problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel',
+      message: `${problem.reconciler}: ${problem.message}`,
+    })),
+  );
   for (const [reconciler, error] of outcome.errors) {
     warnings.push({
       type: 'Warning',

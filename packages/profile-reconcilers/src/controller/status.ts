@@ -6,7 +6,7 @@ import type { Profile, ProfileCondition } from '../profile.js';
 export const CONDITION_TYPE = 'KfxReconciled';
 const MAX_MESSAGE = 4000;
 
-export type ProfileState = 'reconciled' | 'warnings' | 'failed' | 'waiting';
+export type ProfileState = 'reconciled' | 'warnings' | 'failed' | 'waiting' | 'refused';
 
 export interface Outcome {
   applied: string[];
@@ -16,9 +16,12 @@ export interface Outcome {
   errors: Map<string, string>;
   /** Set when nothing could be applied, e.g. the namespace does not exist yet. */
   waiting?: { reason: string; message: string } | undefined;
+  /** Set when nothing may be applied: the namespace is reserved or not this Profile's. */
+  refused?: { reason: string; message: string } | undefined;
 }
 
 export function stateOf(outcome: Outcome): ProfileState {
+  if (outcome.refused) return 'refused';
   if (outcome.waiting) return 'waiting';
   if (outcome.errors.size > 0) return 'failed';
   return outcome.problems.length > 0 ? 'warnings' : 'reconciled';
@@ -28,10 +31,11 @@ export function conditionFor(outcome: Outcome, generation: number | undefined): 
   const parts: string[] = [];
   let status: ProfileCondition['status'] = 'True';
   let reason = 'Reconciled';
-  if (outcome.waiting) {
+  const halted = outcome.refused ?? outcome.waiting;
+  if (halted) {
     status = 'False';
-    reason = outcome.waiting.reason;
-    parts.push(outcome.waiting.message);
+    reason = halted.reason;
+    parts.push(halted.message);
   } else {
     parts.push(
       outcome.applied.length > 0 ? `applied: ${outcome.applied.join(', ')}` : 'applied: none',

@@ -1,10 +1,12 @@
 // What makes a Profile's reconcile run: the Profile itself changing (or its resync), its
-// namespace appearing, going or starting to terminate, and any kfx-managed object it owns being
-// added, edited or deleted by someone else. The controller's own writes come back as watch
-// events too; those are recognised (echoes.ts) and skipped.
+// namespace appearing, going, starting to terminate or changing hands (its ownerReferences or
+// the adoption annotation), and any kfx-managed object it owns being added, edited or deleted
+// by someone else. The controller's own writes come back as watch events too; those are
+// recognised (echoes.ts) and skipped.
 import { ownerKeys, resources, type Informer, type KubeObject } from '@kfx/kube-runtime';
 import type { Profile } from '../profile.js';
 import type { Echoes } from './echoes.js';
+import { ADOPT_ANNOTATION } from './namespace-claim.js';
 import { ownedChanged, profileChanged } from './event-filters.js';
 import { objectId, type OwnedKinds } from './owned-kinds.js';
 
@@ -20,17 +22,35 @@ export interface TriggerSinks {
   deleted: (profile: string) => void;
 }
 
-/** The namespace cache keeps only what the namespace check reads. */
-export const namespaceSkeleton = (ns: KubeObject): KubeObject => ({
-  apiVersion: ns.apiVersion,
-  kind: ns.kind,
-  metadata: {
-    name: ns.metadata?.name,
-    uid: ns.metadata?.uid,
-    resourceVersion: ns.metadata?.resourceVersion,
-    deletionTimestamp: ns.metadata?.deletionTimestamp,
-  },
-});
+/** The namespace cache keeps only what the namespace check (namespace-claim.ts) reads. */
+export const namespaceSkeleton = (ns: KubeObject): KubeObject => {
+  const annotations = ns.metadata?.annotations ?? {};
+  const kept = Object.fromEntries(
+    [ADOPT_ANNOTATION, 'owner'].flatMap((key) =>
+      annotations[key] === undefined ? [] : [[key, annotations[key]]],
+    ),
+  );
+  return {
+    apiVersion: ns.apiVersion,
+    kind: ns.kind,
+    metadata: {
+      name: ns.metadata?.name,
+      uid: ns.metadata?.uid,
+      resourceVersion: ns.metadata?.resourceVersion,
+      deletionTimestamp: ns.metadata?.deletionTimestamp,
+      ownerReferences: ns.metadata?.ownerReferences,
+      annotations: kept,
+    },
+  };
+};
+
+/** The parts of a cached namespace that decide what its Profile may do. */
+const claimOf = (ns: KubeObject): string =>
+  JSON.stringify([
+    Boolean(ns.metadata?.deletionTimestamp),
+    ns.metadata?.ownerReferences ?? [],
+    ns.metadata?.annotations ?? {},
+  ]);
 
 /** Profiles are never applied, only read and status-patched: their managedFields are dead weight. */
 export const profileWithoutManagedFields = (profile: Profile): Profile => ({
@@ -59,8 +79,7 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
   namespaces.on('add', namespaceEvent);
   namespaces.on('delete', namespaceEvent);
   namespaces.on('update', (ns, old) => {
-    const terminating = Boolean(ns.metadata?.deletionTimestamp);
-    if (terminating !== Boolean(old.metadata?.deletionTimestamp)) namespaceEvent(ns);
+    if (claimOf(ns) !== claimOf(old)) namespaceEvent(ns);
   });
 
   const owners = ownerKeys(resources.profiles);
