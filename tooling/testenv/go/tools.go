@@ -1,6 +1,6 @@
 //go:build tools
 
-// Package tools pins the control-plane binaries that kfx's tests and demo run.
+// Package tools pins the control-plane and node binaries that kfx's tests and demo run.
 // Nothing here is compiled into kfx: @kfx/testenv runs `go build` on these import
 // paths (src/build.ts) and the versions come from this module's go.mod and go.sum.
 package tools
@@ -12,5 +12,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "sigs.k8s.io/cri-tools/cmd/crictl"
 	_ "sigs.k8s.io/kwok/cmd/kwok"
 )

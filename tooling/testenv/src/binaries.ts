@@ -14,6 +14,10 @@ export const BINARY_NAMES = [
   'kwok',
   'kubectl',
   'helm',
+  // The real node: the kubelet, crictl, and the static HTTP client its test images carry.
+  'kubelet',
+  'crictl',
+  'fetch',
 ] as const;
 export type BinaryName = (typeof BINARY_NAMES)[number];
 export type BinaryPaths = Record<BinaryName, string>;
@@ -27,10 +31,13 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kfx');
 }
 
+/** The files whose content decides what is built: the module's versions and its own command. */
+const SOURCES = ['go.mod', 'go.sum', 'cmd/fetch/main.go'];
+
 /** The folder for this exact set of module versions. */
 export function binaryCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum']) hash.update(readFileSync(join(goModuleDir, file)));
+  for (const file of SOURCES) hash.update(readFileSync(join(goModuleDir, file)));
   return join(cacheRoot(env), 'control-plane', hash.digest('hex').slice(0, 16));
 }
 

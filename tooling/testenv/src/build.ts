@@ -52,6 +52,21 @@ const TARGETS: Record<BinaryName, Target> = {
     module: 'k8s.io/kubernetes',
     ldflags: kubernetesVersion,
   },
+  kubelet: {
+    importPath: 'k8s.io/kubernetes/cmd/kubelet',
+    module: 'k8s.io/kubernetes',
+    ldflags: kubernetesVersion,
+  },
+  crictl: {
+    importPath: 'sigs.k8s.io/cri-tools/cmd/crictl',
+    module: 'sigs.k8s.io/cri-tools',
+    ldflags: (v) => [`-X sigs.k8s.io/cri-tools/pkg/version.Version=${v}`],
+  },
+  fetch: {
+    importPath: 'kfx.dev/tooling/testenv/go/cmd/fetch',
+    module: 'kfx.dev/tooling/testenv/go',
+    ldflags: () => [],
+  },
   kwok: { importPath: 'sigs.k8s.io/kwok/cmd/kwok', module: 'sigs.k8s.io/kwok', ldflags: () => [] },
   helm: {
     importPath: 'helm.sh/helm/v3/cmd/helm',
