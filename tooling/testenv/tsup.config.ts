@@ -1,7 +1,7 @@
 import { kfxBuild } from '@kfx/tsup-config';
 
 export default kfxBuild({
-  entry: ['src/index.ts', 'src/cli.ts', 'src/reaper.ts'],
+  entry: ['src/index.ts', 'src/cli.ts', 'src/reaper.ts', 'src/node/teardown.ts'],
   bin: true,
   dts: true,
 });

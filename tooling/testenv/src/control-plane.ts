@@ -1,12 +1,13 @@
 // A real Kubernetes control plane on 127.0.0.1, the way controller-runtime's envtest starts
 // one: etcd and kube-apiserver always; kube-controller-manager, kube-scheduler and kwok (fake
-// nodes whose pods "run") when a test needs namespaces deleted, garbage collection or Jobs.
+// nodes whose pods "run") when a test needs namespaces deleted, garbage collection or Jobs; and
+// a real node (containerd + kubelet, node/real-node.ts) when containers must really run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { ensureBinaries, type Progress } from './build.js';
-import type { BinaryName } from './binaries.js';
+import { binaryCacheDir, type BinaryName } from './binaries.js';
 import { fakeNode, kwokConfigYaml } from './kwok.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { applyManifests, CRDS, installCrds } from './objects.js';
@@ -15,11 +16,20 @@ import { waitUntilHealthy, type ClientTls } from './health.js';
 import { freePort } from './ports.js';
 import { startProcess, startReaper, type ManagedProcess } from './processes.js';
 import { waitFor } from './wait.js';
+import { startApiForwarder, type ApiForwarder } from './node/api-forwarder.js';
+import { realNodeSupport } from './node/host.js';
+import { allocateNetwork, type NodeNetwork } from './node/network.js';
+import { startRealNode, type RealNode } from './node/real-node.js';
+import { removeNetwork } from './node/teardown.js';
 
-export type OptionalComponent = 'controller-manager' | 'scheduler' | 'kwok';
+export type OptionalComponent = 'controller-manager' | 'scheduler' | 'kwok' | 'node';
 
 export interface ControlPlaneOptions {
-  /** Extra components. Jobs need all three; garbage collection needs controller-manager. */
+  /**
+   * Extra components. Jobs need the first three; garbage collection needs controller-manager.
+   * `node` is a real node (it brings controller-manager and scheduler along); where the machine
+   * cannot run one, startControlPlane throws NodeUnavailableError: check realNodeSupport() first.
+   */
   components?: readonly OptionalComponent[];
   /** Fake nodes when kwok runs. Default 1 (`kwok-node-0`). */
   nodes?: number;
@@ -54,29 +64,55 @@ export interface ControlPlane {
   ): { path: string; kubeConfig: KubeConfig };
   /** Stops and starts kube-apiserver on the same port and data (etcd keeps running). */
   restartApiServer(): Promise<void>;
+  /** The real node, with the `node` component. */
+  node?: ControlPlaneNode | undefined;
   /** Stops every component, leaves no process behind, removes `dir` (unless KFX_TESTENV_KEEP=1). */
   stop(): Promise<void>;
 }
 
+export interface ControlPlaneNode extends RealNode {
+  /**
+   * Where pods reach the apiserver (a forwarder on the node's bridge address): set
+   * KUBERNETES_SERVICE_HOST/PORT to these in pods that use in-cluster configuration.
+   */
+  apiServer: { host: string; port: number };
+}
+
+export class NodeUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`no real node here: ${reason}`);
+    this.name = 'NodeUnavailableError';
+  }
+}
+
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const components = new Set(options.components ?? []);
+  const withNode = components.has('node');
+  if (withNode) {
+    const support = realNodeSupport();
+    if (!support.available) throw new NodeUnavailableError(support.reason ?? 'unknown');
+    components.add('controller-manager');
+    components.add('scheduler');
+  }
   const progress = options.progress ?? (() => undefined);
   const timeoutMs = (options.startTimeoutSeconds ?? 60) * 1000;
   const needed: BinaryName[] = ['etcd', 'kube-apiserver'];
   if (components.has('controller-manager')) needed.push('kube-controller-manager');
   if (components.has('scheduler')) needed.push('kube-scheduler');
   if (components.has('kwok')) needed.push('kwok');
+  if (withNode) needed.push('kubelet', 'fetch');
   const bin = await ensureBinaries(needed, progress);
 
   const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
   startReaper(dir);
   const running: ManagedProcess[] = [];
   const logFiles: Record<string, string> = {};
-  const start = (name: string, binary: string, args: string[]) => {
+  const start = (name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv) => {
     const c = startProcess({
       name,
       command: binary,
       args,
+      env,
       logFile: join(dir, `${name}.log`),
       cwd: dir,
       reaperDir: dir,
@@ -85,13 +121,20 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     logFiles[name] = c.logFile;
     return c;
   };
+  let network: NodeNetwork | undefined;
+  let forwarder: ApiForwarder | undefined;
+  let node: ControlPlaneNode | undefined;
   const stopAll = async () => {
+    await node?.stop();
+    await forwarder?.close();
+    if (network) removeNetwork(network.bridge);
     for (const c of [...running].reverse()) await c.stop();
     running.length = 0;
   };
 
   try {
-    const pki = writePki(dir);
+    if (withNode) network = allocateNetwork();
+    const pki = writePki(dir, network ? [network.hostIp] : []);
     const f = pki.files;
     const tls: ClientTls = { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key };
     const [etcdClient, etcdPeer, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -129,7 +172,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       '--authorization-mode=RBAC',
       '--allow-privileged=true',
       // As envtest: no token controller runs for service accounts that tests never create.
-      '--disable-admission-plugins=ServiceAccount',
+      // Pods on a real node do get their service account's token.
+      ...(withNode ? [] : ['--disable-admission-plugins=ServiceAccount']),
+      // The apiserver calls webhooks behind Services at their endpoints (no kube-proxy here).
+      ...(withNode ? ['--enable-aggregator-routing=true'] : []),
       // kwok serves container logs as the kubelet would; the apiserver reaches it as admin.
       `--kubelet-client-certificate=${f.adminCert}`,
       `--kubelet-client-key=${f.adminKey}`,
@@ -244,6 +290,34 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       );
     }
 
+    if (network) {
+      forwarder = await startApiForwarder(network.hostIp, apiPort);
+      const started = await startRealNode({
+        dir,
+        network,
+        ca: pki.ca,
+        caFile: f.caCert,
+        server,
+        adminKubeconfig: kubeconfigPath,
+        kubeConfig,
+        kubelet: bin.kubelet,
+        fetch: bin.fetch,
+        cacheDir: binaryCacheDir(),
+        start,
+        timeoutMs,
+        progress,
+      });
+      node = { ...started, apiServer: { host: forwarder.host, port: forwarder.port } };
+      // Pods are admitted only once their service account exists (the ServiceAccount plugin).
+      await waitFor(
+        async () => {
+          await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' });
+          return { done: true, value: undefined };
+        },
+        { description: 'the default service account', timeoutMs },
+      );
+    }
+
     let stopped = false;
     return {
       server,
@@ -252,6 +326,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       caCert: pki.ca.cert,
       dir,
       logFiles,
+      node,
       userKubeconfig(user, groups = []) {
         const cred = pki.ca.issue({ commonName: user, organizations: groups, usage: 'client' });
         const path = join(dir, `kubeconfig-${user.replace(/[^A-Za-z0-9_.-]/g, '_')}`);

@@ -13,11 +13,25 @@ export {
   type Progress,
 } from './build.js';
 export {
+  NodeUnavailableError,
   startControlPlane,
   type ControlPlane,
+  type ControlPlaneNode,
   type ControlPlaneOptions,
   type OptionalComponent,
 } from './control-plane.js';
+export {
+  parseAccessLog,
+  startForwardProxy,
+  type ForwardProxy,
+  type ForwardProxyOptions,
+  type ProxyRequest,
+} from './node/forward-proxy.js';
+export { NODE_PACKAGES, realNodeSupport, type NodeSupport } from './node/host.js';
+export { startOrigin, type Origin, type OriginHit } from './node/origin.js';
+export { PAUSE_IMAGE, writeShellImage, type ShellImageOptions } from './node/images.js';
+export type { RealNode } from './node/real-node.js';
+export { writeImageArchive, type ImageEntry, type ImageSpec } from './oci-archive.js';
 export {
   healthy,
   NotHealthyError,

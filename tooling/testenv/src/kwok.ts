@@ -275,7 +275,9 @@ export function kwokConfigYaml(settings: KwokSettings): string {
     apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
     kind: 'KwokConfiguration',
     options: {
-      manageAllNodes: true,
+      // Only the fake nodes: a real node beside them belongs to its kubelet.
+      manageAllNodes: false,
+      manageNodesWithAnnotationSelector: 'kwok.x-k8s.io/node=fake',
       cidr: '10.244.0.0/16',
       nodeIP: '127.0.0.1',
       nodePort: settings.serverPort,

@@ -28,7 +28,8 @@ export interface ControlPlanePki {
   };
 }
 
-export function writePki(dir: string): ControlPlanePki {
+/** `extraIps`: more addresses the apiserver is reached at (a real node's bridge address). */
+export function writePki(dir: string, extraIps: readonly string[] = []): ControlPlanePki {
   const ca = createCertificateAuthority({ commonName: 'kfx testenv CA' });
   const serving = ca.issue({
     commonName: 'kube-apiserver',
@@ -39,7 +40,7 @@ export function writePki(dir: string): ControlPlanePki {
       'kubernetes.default.svc',
       'kubernetes.default.svc.cluster.local',
     ],
-    ipAddresses: ['127.0.0.1', API_SERVICE_IP],
+    ipAddresses: ['127.0.0.1', API_SERVICE_IP, ...extraIps],
   });
   // One identity for tests, the controller-manager, the scheduler and kwok; also what the
   // apiserver presents to kwok's kubelet endpoint for logs.

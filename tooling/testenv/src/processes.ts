@@ -50,7 +50,7 @@ export interface StartProcessOptions {
   args: readonly string[];
   /** Where stdout and stderr go (appended). */
   logFile: string;
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   cwd?: string;
   /** A control-plane folder whose reaper should kill this process too. */
   reaperDir?: string;

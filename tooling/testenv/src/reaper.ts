@@ -1,8 +1,10 @@
 // Detached watchdog: `node reaper.js <parentPid> <dir>`. When the parent process is gone it
-// kills every pid listed in <dir>/pids, so a test runner killed with SIGKILL leaves no
-// kube-apiserver or etcd behind. It exits on its own once the folder is removed.
-import { existsSync, readFileSync } from 'node:fs';
+// kills every pid listed in <dir>/pids, tears down the real node recorded in <dir>/node.json
+// (its processes, cgroups and bridge) and removes the folder, so a test runner killed with
+// SIGKILL leaves nothing behind. It exits on its own once the folder is removed.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const [parentArg, dir] = process.argv.slice(2);
 const parent = Number(parentArg);
@@ -16,15 +18,32 @@ function alive(pid: number): boolean {
   }
 }
 
+/** node/teardown: built next to this file, or its source when the tests run from source. */
+async function teardownModule(): Promise<{ teardownNode: (traces: unknown) => string[] }> {
+  const built = new URL('./node/teardown.js', import.meta.url);
+  const url = existsSync(fileURLToPath(built)) ? built.href : built.href.replace(/\.js$/, '.ts');
+  return (await import(url)) as { teardownNode: (traces: unknown) => string[] };
+}
+
+async function reap(folder: string): Promise<void> {
+  for (const line of readFileSync(join(folder, 'pids'), 'utf8').split('\n')) {
+    const pid = Number(line);
+    if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  const traces = join(folder, 'node.json');
+  if (existsSync(traces)) {
+    const { teardownNode } = await teardownModule();
+    teardownNode(JSON.parse(readFileSync(traces, 'utf8')));
+  }
+  if (process.env.KFX_TESTENV_KEEP !== '1') rmSync(folder, { recursive: true, force: true });
+}
+
 const timer = setInterval(() => {
   if (!dir || !existsSync(join(dir, 'pids'))) {
     clearInterval(timer);
     return;
   }
   if (alive(parent)) return;
-  for (const line of readFileSync(join(dir, 'pids'), 'utf8').split('\n')) {
-    const pid = Number(line);
-    if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
-  }
   clearInterval(timer);
+  void reap(dir);
 }, 1000);
