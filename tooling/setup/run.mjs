@@ -71,6 +71,61 @@ function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)}s`;
 }
 
+// Debian packages for the real node (containers that really run, a real forward proxy) and for
+// the container images. Installed where this runs as root with apt; elsewhere the tests that
+// need them say why they are skipped. The list matches @kfx/testenv's NODE_PACKAGES.
+const DEBIAN_PACKAGES = [
+  'containerd',
+  'runc',
+  'containernetworking-plugins',
+  'busybox-static',
+  'squid',
+  'gcc',
+  'util-linux',
+  'iproute2',
+  'podman',
+  'buildah',
+];
+
+function missingDebianPackages() {
+  return DEBIAN_PACKAGES.filter((name) => {
+    const result = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
+    return !result.stdout?.includes('install ok installed');
+  });
+}
+
+function installDebianPackages() {
+  if (process.platform !== 'linux' || spawnSync('apt-get', ['--version']).status !== 0) return;
+  const missing = missingDebianPackages();
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    console.log(
+      `\n▶ Not root: not installing ${missing.join(' ')}; the tests that need them (real node, images) will say they are skipped`,
+    );
+    return;
+  }
+  step(`Installing Debian packages for the real node and images: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], {
+      env,
+      encoding: 'utf8',
+    });
+  let result = install();
+  if (result.status !== 0) {
+    spawnSync('apt-get', ['update', '-q'], { env, stdio: 'ignore' });
+    result = install();
+  }
+  if (result.status !== 0) {
+    const why = (result.stderr || result.stdout || '').trim().split('\n').at(-1);
+    console.log(`✗ could not install them (${why}); the tests that need them will be skipped`);
+    return;
+  }
+  console.log(`✓ installed ${missing.join(' ')}`);
+}
+
+installDebianPackages();
+
 // `npm exec` fetches pnpm once into npm's cache and reuses it after.
 const pnpm = ['exec', '--yes', `--package=${pnpmSpec}`, '--', 'pnpm'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
