@@ -217,7 +217,6 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
     if (!a.node || !b.node) throw new Error('no nodes');
     expect(a.node.bridge).not.toBe(b.node.bridge);
     expect(a.node.subnet).not.toBe(b.node.subnet);
-    const traces = JSON.parse(readFileSync(`${a.dir}/node.json`, 'utf8')) as { cgroup: string };
     const image = await a.node.loadShellImage({ name: 'kfx.test/shell:1' });
     const core = a.kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespacedPod({
@@ -235,13 +234,13 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
       },
       { description: 'the sleeper to run', timeoutMs: 120_000 },
     );
-    const pids = cgroupPids(traces.cgroup);
+    const pids = a.node.pids();
     expect(pids.length).toBeGreaterThan(3); // namespace, containerd, kubelet, shim, pause, sleep
     await a.stop();
     expect(pids.filter(running)).toEqual([]);
     expect(bridgeExists(a.node.bridge)).toBe(false);
     expect(existsSync(a.dir)).toBe(false);
-    expect(cgroupPids(traces.cgroup)).toEqual([]);
+    expect(a.node.pids()).toEqual([]);
     expect(bridgeExists(b.node.bridge)).toBe(true);
     await b.stop();
     expect(bridgeExists(b.node.bridge)).toBe(false);

@@ -26,7 +26,7 @@ import {
 import { pauseImageArchive, writeShellImage, type ShellImageOptions } from './images.js';
 import { kubeletConfig } from './kubelet.js';
 import { cniConfig, type NodeNetwork } from './network.js';
-import { teardownNode, type NodeTraces } from './teardown.js';
+import { cgroupPids, teardownNode, type NodeTraces } from './teardown.js';
 
 const exec = promisify(execFile);
 
@@ -58,6 +58,8 @@ export interface RealNode {
   loadShellImage(options: Omit<ShellImageOptions, 'fetch'>): Promise<string>;
   /** The node's images, by reference. */
   images(): Promise<string[]>;
+  /** Every process of the node (its daemons, shims and containers), from its cgroups. */
+  pids(): number[];
   stop(): Promise<void>;
 }
 
@@ -261,6 +263,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         (await ctr(paths, ['images', 'ls', '-q']))
           .split('\n')
           .filter((l) => l && !l.startsWith('sha256:')),
+      pids: () => cgroupPids(cgroup),
       stop: () => stop(processes),
     };
   } catch (error) {
