@@ -1,10 +1,11 @@
 // The proxy under test, in a process of its own (as it runs in a Pod), so that the load
 // generator never shares its event loop. Access logs go to a file, as they cost in production.
-// Prints the URL once it serves; stops on SIGTERM.
-import { serve } from '@kfx/kube-api-exposer';
+// Prints the URL once it serves; stops on SIGTERM. EXPOSER_OPTIONS (JSON) adds serve options.
+import { serve, type ServeOptions } from '@kfx/kube-api-exposer';
 import { pino } from 'pino';
 
-const { TLS_CERT, TLS_KEY, UPSTREAM, UPSTREAM_CA, ACCESS_LOG } = process.env;
+const { TLS_CERT, TLS_KEY, UPSTREAM, UPSTREAM_CA, ACCESS_LOG, EXPOSER_OPTIONS } = process.env;
+const extra = JSON.parse(EXPOSER_OPTIONS ?? '{}') as Partial<ServeOptions>;
 const exposer = await serve({
   listen: '127.0.0.1:0',
   tlsCert: TLS_CERT ?? '',
@@ -17,6 +18,7 @@ const exposer = await serve({
     pino.destination({ dest: ACCESS_LOG ?? '/dev/null', sync: false }),
   ),
   stopOnSignals: ['SIGTERM'],
+  ...extra,
 });
 process.stdout.write(`${exposer.url}\n`);
 await exposer.closed;

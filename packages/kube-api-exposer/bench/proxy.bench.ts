@@ -3,14 +3,11 @@
 // kube-apiserver: list latency (one request at a time), list throughput (several callers) and
 // watch-event latency (one watch per path open at once, each event timed on every path).
 // Run with `pnpm run bench` (builds first). Prints a table and the ratios; asserts nothing.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ClientRequest } from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintKubeconfig } from '@kfx/kube-api-exposer';
 import { KubeClient, resources } from '@kfx/kube-runtime';
@@ -19,6 +16,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { percentile, throughput, timedGet, type Target } from './measure.ts';
 import { nginxVersion, startNginx, type RunningNginx } from './nginx.ts';
+import { startProxyProcess, type ProxyFiles } from './proxy-process.ts';
 
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -191,34 +189,16 @@ function target(name: string, url: string, ca: string): Target {
 /** Starts a proxy script of this folder in its own process; resolves with the URL it prints. */
 async function startNodeProxy(
   script: string,
-  files: { cert: string; key: string; apiCa: string },
+  files: ProxyFiles,
   stopList: (() => Promise<void>)[],
 ): Promise<string> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], {
-    env: {
-      ...process.env,
-      TLS_CERT: files.cert,
-      TLS_KEY: files.key,
-      UPSTREAM: env.server,
-      UPSTREAM_CA: files.apiCa,
-      ACCESS_LOG: join(dir, 'kfx-access.log'),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const proxy = await startProxyProcess(script, {
+    files,
+    upstream: env.server,
+    accessLog: join(dir, 'kfx-access.log'),
   });
-  stopList.push(
-    () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => {
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  );
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    if (line.startsWith('https://')) return line;
-  }
-  throw new Error(`${script} exited before serving`);
+  stopList.push(() => proxy.stop());
+  return proxy.url;
 }
 
 async function listBytes(t: Target | undefined, token: string): Promise<number> {

@@ -41,6 +41,7 @@ describe('option descriptions for the CLI', () => {
       tlsCert: '',
       tlsKey: 'key.pem',
       idleTimeout: 0,
+      maxConnections: 0,
       logLevel: 'loud' as 'info',
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OptionsError);
@@ -50,6 +51,7 @@ describe('option descriptions for the CLI', () => {
     );
     expect(message).toContain('--tls-cert: expected a file');
     expect(message).toContain('--idle-timeout: expected at least 1 seconds, got 0');
+    expect(message).toContain('--max-connections: expected at least 1, got 0');
     expect(message).toContain('--log-level:');
     const both = await serve({
       tlsCert: 'c',

@@ -2,7 +2,14 @@
 import { z } from 'zod';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import type { CommandSpec } from './option-spec.js';
-import { listenAddress, notBoth, optionalListenAddress, pathPrefix, seconds } from './values.js';
+import {
+  count,
+  listenAddress,
+  notBoth,
+  optionalListenAddress,
+  pathPrefix,
+  seconds,
+} from './values.js';
 
 export const serveCommand: CommandSpec = {
   name: 'serve',
@@ -87,6 +94,38 @@ export const serveCommand: CommandSpec = {
         'Time for a client to complete the TLS handshake and send the request head; slower gets 408.',
     },
     {
+      name: 'requestBodyTimeout',
+      flag: '--request-body-timeout <seconds>',
+      kind: 'integer',
+      default: 60,
+      description:
+        'Time for a request body to arrive once its head has; slower gets 408 (responses, watches and upgrades are not limited by it).',
+    },
+    {
+      name: 'maxRequestsInflight',
+      flag: '--max-requests-inflight <n>',
+      kind: 'integer',
+      default: 400,
+      description:
+        'Requests without a body that only read (GET, HEAD, OPTIONS) in flight at once; more get 429 with Retry-After. Watches do not count.',
+    },
+    {
+      name: 'maxMutatingRequestsInflight',
+      flag: '--max-mutating-requests-inflight <n>',
+      kind: 'integer',
+      default: 200,
+      description:
+        'Requests with a body or a method that changes something in flight at once; more get 429 with Retry-After.',
+    },
+    {
+      name: 'maxConnections',
+      flag: '--max-connections <n>',
+      kind: 'integer',
+      default: 500,
+      description:
+        'Open client connections (watches and exec sessions included); more are closed as they arrive. Bounds the memory the proxy uses.',
+    },
+    {
       name: 'idleTimeout',
       flag: '--idle-timeout <seconds>',
       kind: 'integer',
@@ -150,6 +189,10 @@ export const serveSchema = z
       .default(32768),
     headersTimeout: seconds(1, 3600).default(30),
     idleTimeout: seconds(1, 86_400).default(600),
+    requestBodyTimeout: seconds(1, 3600).default(60),
+    maxRequestsInflight: count(1, 1_000_000).default(400),
+    maxMutatingRequestsInflight: count(1, 1_000_000).default(200),
+    maxConnections: count(1, 1_000_000).default(500),
     metricsListen: optionalListenAddress.prefault('0.0.0.0:9090'),
     tlsReloadInterval: seconds(1, 3600).default(10),
     shutdownGrace: seconds(0, 3600).default(10),

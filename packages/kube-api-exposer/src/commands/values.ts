@@ -106,6 +106,14 @@ export const seconds = (min: number, max: number) =>
     })
     .max(max, { message: `expected at most ${max} seconds` });
 
+/** A whole number of things (requests, connections) within bounds. */
+export const count = (min: number, max: number) =>
+  z
+    .number()
+    .int({ message: 'expected a whole number' })
+    .min(min, { message: `expected at least ${min}` })
+    .max(max, { message: `expected at most ${max}` });
+
 /** Path prefixes for the allow-list: absolute, no query, no relative segments. */
 export const pathPrefix = z
   .string()

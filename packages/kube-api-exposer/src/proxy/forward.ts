@@ -1,12 +1,16 @@
 // Forwards one HTTP request to the apiserver and streams the answer back as it arrives: each
 // chunk of a watch or a chunked list is written to the caller when the apiserver sends it, and
-// backpressure (a slow reader) pauses the upstream instead of filling memory.
+// backpressure (a slow reader) pauses the upstream instead of filling memory. Each request takes
+// a place under the in-flight limits (429 when there is none) and has its body within the body
+// timeout (408 otherwise); a connection whose request body has not all arrived when the answer
+// is sent is closed after it, so nobody is waited on for a body nothing will read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import { checkPath } from '../path-allow-list.js';
 import { logAccess } from './access-log.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
+import { inflightClass, type InflightLimits } from './inflight.js';
 import { streamKind, type ProxyMetrics } from './metrics.js';
 import { sendStatus } from './status-response.js';
 import { isStaleConnection, upstreamFailure } from './upstream-errors.js';
@@ -20,6 +24,9 @@ export interface ForwardDeps {
   idleTimeoutMs: number;
   /** Sockets the server closed for idleness, to log the right reason. */
   idleClosed: WeakSet<object>;
+  inflight: InflightLimits;
+  /** Time for a request body to arrive once the head has; 0 for no limit. */
+  requestBodyTimeoutMs: number;
 }
 
 /** Pooled upstream sockets already switched to no-delay (each is reused for many requests). */
@@ -49,9 +56,18 @@ export function forwardRequest(
   let failure: string | undefined;
   let upstreamRequest: ReturnType<typeof https.request> | undefined;
   let upstreamDone = false;
+  /** The proxy answered itself (timeout): what the upstream does next no longer matters. */
+  let answered = false;
+  let release: (() => void) | undefined;
+  let bodyTimer: NodeJS.Timeout | undefined;
+  const withBody = hasBody(request);
+  /** Whether to close the connection after an answer sent now: its body is still on its way. */
+  const bodyPending = () => withBody && !request.complete;
 
   metrics.activeStreams.inc({ kind });
   response.once('close', () => {
+    release?.();
+    clearTimeout(bodyTimer);
     metrics.activeStreams.dec({ kind });
     const status = response.headersSent ? response.statusCode : 0;
     if (!response.writableFinished) {
@@ -83,9 +99,38 @@ export function forwardRequest(
     const message = `${url.split('?')[0] ?? url} is not exposed: ${decision.reason}`;
     failure = `refused by the proxy: ${message}`;
     request.resume();
-    sendStatus(response, { code: 403, message });
+    sendStatus(response, { code: 403, message }, { close: bodyPending() });
     headSent();
     return;
+  }
+
+  const inflight = inflightClass(method, kind, withBody);
+  if (inflight !== undefined) {
+    release = deps.inflight.tryAcquire(inflight);
+    if (release === undefined) {
+      const status = deps.inflight.refusal(inflight);
+      failure = `refused by the proxy: ${status.message}`;
+      sendStatus(response, status, { close: bodyPending() });
+      headSent();
+      return;
+    }
+  }
+  if (withBody && deps.requestBodyTimeoutMs > 0) {
+    bodyTimer = setTimeout(() => {
+      const message = `the request body did not arrive within ${deps.requestBodyTimeoutMs / 1000} s`;
+      failure = message;
+      answered = true;
+      upstreamRequest?.destroy();
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendStatus(response, { code: 408, message }, { close: true });
+      headSent();
+    }, deps.requestBodyTimeoutMs);
+    request.once('end', () => {
+      clearTimeout(bodyTimer);
+    });
   }
 
   const headers = requestHeadersFor(request.rawHeaders, request.headers, {
@@ -94,7 +139,6 @@ export function forwardRequest(
   });
   if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
     headers.push('Transfer-Encoding', 'chunked');
-  const withBody = hasBody(request);
   if (withBody) request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
 
   const send = (retry: boolean) => {
@@ -114,14 +158,20 @@ export function forwardRequest(
       }
     });
     upstream.on('response', (upstreamResponse) => {
-      if (response.destroyed) {
+      if (response.destroyed || answered) {
         upstreamResponse.destroy();
         return;
       }
+      const responseHeaders = responseHeadersFor(
+        upstreamResponse.rawHeaders,
+        upstreamResponse.headers,
+      );
+      // The apiserver answered before the whole body came (a refusal): the rest is not waited for.
+      if (bodyPending()) responseHeaders.push('Connection', 'close');
       response.writeHead(
         upstreamResponse.statusCode ?? 502,
         upstreamResponse.statusMessage,
-        responseHeadersFor(upstreamResponse.rawHeaders, upstreamResponse.headers),
+        responseHeaders,
       );
       // Watch clients wait for the head before the first event arrives; other heads go out
       // with the first chunk of the body, in one write.
@@ -136,7 +186,7 @@ export function forwardRequest(
       upstreamResponse.pipe(response);
     });
     upstream.on('error', (error) => {
-      if (response.destroyed) return;
+      if (response.destroyed || answered) return;
       if (retry && upstream.reusedSocket && isStaleConnection(error)) {
         // A pooled connection the apiserver had closed: ask again on a fresh one.
         send(false);
@@ -150,7 +200,7 @@ export function forwardRequest(
       const status = upstreamFailure(error, pool.url);
       failure = status.message;
       request.resume();
-      sendStatus(response, status);
+      sendStatus(response, status, { close: bodyPending() });
       headSent();
     });
     if (withBody) request.pipe(upstream);

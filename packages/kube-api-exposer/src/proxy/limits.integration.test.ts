@@ -18,11 +18,13 @@ import {
   configMapReader,
   proxyPki,
   startCluster,
+  until,
   type CapturedLogs,
   type Cluster,
   type ProxyPki,
 } from '../testing/fixtures.js';
 import { call, watch } from '../testing/https-client.js';
+import { sendRaw } from '../testing/raw-tls.js';
 import { openWebSocket } from '../testing/websocket.js';
 
 let cluster: Cluster;
@@ -65,28 +67,8 @@ afterAll(async () => {
 });
 
 /** Sends raw bytes over TLS and collects the answer until the proxy closes the connection. */
-async function raw(exposer: RunningExposer, ...parts: (string | number)[]): Promise<string> {
-  const socket = tls.connect({ host: '127.0.0.1', port: exposer.port, ca: pki.ca.cert });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', reject);
-  });
-  let answer = '';
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => (answer += chunk));
-  const closed = new Promise<void>((resolve) =>
-    socket.once('close', () => {
-      resolve();
-    }),
-  );
-  socket.on('error', () => undefined);
-  for (const part of parts) {
-    if (typeof part === 'number') await new Promise((resolve) => setTimeout(resolve, part));
-    else socket.write(part);
-  }
-  await closed;
-  return answer;
-}
+const raw = (exposer: RunningExposer, ...parts: (string | number)[]) =>
+  sendRaw(exposer.port, pki.ca.cert, ...parts);
 
 /** Watches the apiserver holds open for configmaps, from its own metrics. */
 async function apiserverWatches(): Promise<number> {
@@ -104,13 +86,6 @@ async function apiserverWatches(): Promise<number> {
     );
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
-
-const until = (description: string, check: () => Promise<boolean>) =>
-  waitFor(
-    async () =>
-      (await check()) ? { done: true, value: undefined } : { done: false, saw: 'not yet' },
-    { description, timeoutMs: 20_000 },
-  );
 
 describe('bad input gets a clean answer and a closed connection', () => {
   it('answers malformed requests with 400 and oversized headers with 431', async () => {

@@ -9,6 +9,9 @@ export interface ProxyMetrics {
   requests: Counter<'code' | 'method'>;
   duration: Histogram<'method'>;
   activeStreams: Gauge<'kind'>;
+  inflightRequests: Gauge<'class'>;
+  connections: Gauge;
+  connectionsRefused: Counter;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
 }
@@ -34,6 +37,22 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
       name: 'kfx_exposer_active_streams',
       help: 'Exchanges in flight: plain requests, watches (watch=true or /watch/ paths) and upgraded connections (exec, attach, port-forward, WebSocket)',
       labelNames: ['kind'],
+      registers,
+    }),
+    inflightRequests: new Gauge({
+      name: 'kfx_exposer_inflight_requests',
+      help: 'Requests holding a place under --max-requests-inflight (class="readonly") or --max-mutating-requests-inflight (class="mutating")',
+      labelNames: ['class'],
+      registers,
+    }),
+    connections: new Gauge({
+      name: 'kfx_exposer_connections',
+      help: 'Open client connections (plain, watches and upgraded), at most --max-connections',
+      registers,
+    }),
+    connectionsRefused: new Counter({
+      name: 'kfx_exposer_connections_refused_total',
+      help: 'Client connections closed as they were accepted because --max-connections were open',
       registers,
     }),
     tlsReloads: new Counter({

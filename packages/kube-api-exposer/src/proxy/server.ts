@@ -1,6 +1,7 @@
-// The exposer's HTTPS server: limits (header size, header arrival, idle time), the request and
-// upgrade paths, TLS reload, and a shutdown that lets short requests finish and then closes
-// long-lived streams, whose clients reconnect to another replica.
+// The exposer's HTTPS server: limits (header size, header arrival, body arrival, idle time,
+// requests in flight, open connections), the request and upgrade paths, TLS reload, and a
+// shutdown that lets short requests finish and then closes long-lived streams, whose clients
+// reconnect to another replica.
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type tls from 'node:tls';
@@ -9,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { readText } from '../read-text.js';
 import { handleClientError, refuseConnect } from './client-errors.js';
 import { forwardRequest } from './forward.js';
+import { InflightLimits } from './inflight.js';
 import { createProxyMetrics } from './metrics.js';
 import { TlsReloader, validatePair, type ServingPair } from './tls-reloader.js';
 import { forwardUpgrade } from './upgrade.js';
@@ -28,6 +30,14 @@ export interface ProxyServerOptions {
   maxHeaderBytes: number;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Time for a request body to arrive once its head has; 0 for no limit. */
+  requestBodyTimeoutMs: number;
+  /** Plain requests without a body in flight at once; more get 429. */
+  maxRequestsInflight: number;
+  /** Requests with a body (or a method that changes something) in flight at once; more get 429. */
+  maxMutatingRequestsInflight: number;
+  /** Open client connections, streams and upgrades included; more are closed on accept. */
+  maxConnections: number;
   tlsReloadIntervalMs: number;
   logger: Logger;
   registry?: Registry | undefined;
@@ -70,6 +80,11 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     allowedPrefixes: options.allowedPrefixes,
     idleClosed,
     idleTimeoutMs: options.idleTimeoutMs,
+    inflight: new InflightLimits(
+      { readonly: options.maxRequestsInflight, mutating: options.maxMutatingRequestsInflight },
+      metrics.inflightRequests,
+    ),
+    requestBodyTimeoutMs: options.requestBodyTimeoutMs,
   };
 
   const server = https.createServer(
@@ -78,7 +93,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       ...serving,
       maxHeaderSize: options.maxHeaderBytes,
       headersTimeout: options.headersTimeoutMs,
-      // Watches and exec sessions last as long as they are used; idleness is limited instead.
+      // Watches and exec sessions last as long as they are used; idleness is limited instead,
+      // and the arrival of request bodies by the proxy itself (forward.ts).
       requestTimeout: 0,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
@@ -89,6 +105,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       forwardRequest(deps, request, response);
     },
   );
+  // Beyond the cap a connection is closed as it is accepted, before any TLS work: an answer
+  // would cost the handshake that the cap is there to save.
+  server.maxConnections = options.maxConnections;
+  server.on('drop', () => {
+    metrics.connectionsRefused.inc();
+  });
+  server.on('connection', (socket: Socket) => {
+    metrics.connections.inc();
+    socket.once('close', () => {
+      metrics.connections.dec();
+    });
+  });
   const sockets = new Set<Socket>();
   server.on('secureConnection', (socket: tls.TLSSocket) => {
     sockets.add(socket);

@@ -8,6 +8,7 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   405: 'MethodNotAllowed',
   408: 'Timeout',
+  429: 'TooManyRequests',
   431: 'RequestHeaderFieldsTooLarge',
   502: 'BadGateway',
   503: 'ServiceUnavailable',
@@ -39,7 +40,15 @@ export function statusBody(status: ProxyStatus): string {
   });
 }
 
-export function sendStatus(response: ServerResponse, status: ProxyStatus): void {
+/**
+ * Answers on a request's response. `close` ends the connection after the answer, for a request
+ * whose body has not all arrived: its rest is not waited for.
+ */
+export function sendStatus(
+  response: ServerResponse,
+  status: ProxyStatus,
+  options: { close?: boolean } = {},
+): void {
   const body = statusBody(status);
   response.writeHead(status.code, {
     'Content-Type': 'application/json',
@@ -47,6 +56,7 @@ export function sendStatus(response: ServerResponse, status: ProxyStatus): void 
     ...(status.retryAfterSeconds === undefined
       ? {}
       : { 'Retry-After': String(status.retryAfterSeconds) }),
+    ...(options.close ? { Connection: 'close' } : {}),
   });
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }

@@ -10,6 +10,7 @@ import { KubeClient } from '@kfx/kube-runtime';
 import {
   applyManifests,
   startControlPlane,
+  waitFor,
   type ControlPlane,
   type ControlPlaneOptions,
 } from '@kfx/testenv';
@@ -136,4 +137,20 @@ export function captureLogs(): CapturedLogs {
     },
   );
   return { logger, lines };
+}
+
+/** Waits (generously) until `check` holds; a timeout names what was awaited. */
+export function until(description: string, check: () => Promise<boolean>): Promise<void> {
+  return waitFor(
+    async () =>
+      (await check()) ? { done: true, value: undefined } : { done: false, saw: 'not yet' },
+    { description, timeoutMs: 20_000 },
+  );
+}
+
+/** The value of one sample (`name{labels}`) on the exposer's /metrics; 0 when it is absent. */
+export async function metricSample(opsUrl: string | undefined, sample: string): Promise<number> {
+  const text = await (await fetch(`${opsUrl ?? ''}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
