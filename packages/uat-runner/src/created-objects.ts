@@ -14,6 +14,9 @@ export interface CreatedObject {
 export class CreatedObjects {
   readonly #objects: CreatedObject[] = [];
 
+  /** `onAdd` hears the whole list, newest first, after each addition. */
+  constructor(private readonly onAdd?: (objects: string[]) => void) {}
+
   add(
     ref: ResourceRef,
     object: KubeObject,
@@ -28,6 +31,7 @@ export class CreatedObjects {
       uid: object.metadata?.uid,
       propagationPolicy,
     });
+    this.onAdd?.(this.newestFirst().map(describeObject));
   }
 
   /** Newest first: the order to delete in. */

@@ -35,8 +35,10 @@ describe('buildJob from --image', () => {
       ...base,
       image: 'uats:1',
       command: ['pytest', '-x'],
-      envConfigMap: 'kfx-uat-abcde-env',
+      envSecret: 'kfx-uat-abcde-env',
       activeDeadlineSeconds: 3600,
+      ttlSecondsAfterFinished: 600,
+      expires: '2030-01-01T01:15:00.000Z',
     });
     expect(name).toBe('kfx-uat-abcde');
     expect(container).toBe('suite');
@@ -45,13 +47,18 @@ describe('buildJob from --image', () => {
     expect(job.spec?.template.metadata?.labels?.['uat.kfx.dev/run-id']).toBe('abcde');
     expect(job.spec?.backoffLimit).toBe(0);
     expect(job.spec?.activeDeadlineSeconds).toBe(3600);
+    // A runner killed outright leaves a Job the cluster stops, removes, and a later run can date.
+    expect(job.spec?.ttlSecondsAfterFinished).toBe(600);
+    expect(job.metadata?.annotations).toEqual({
+      'uat.kfx.dev/expires': '2030-01-01T01:15:00.000Z',
+    });
     expect(podSpec(job)?.restartPolicy).toBe('Never');
     expect(podSpec(job)?.serviceAccountName).toBe('default-editor');
     expect(podSpec(job)?.containers[0]).toEqual({
       name: 'suite',
       image: 'uats:1',
       command: ['pytest', '-x'],
-      envFrom: [{ configMapRef: { name: 'kfx-uat-abcde-env', optional: true } }],
+      envFrom: [{ secretRef: { name: 'kfx-uat-abcde-env', optional: true } }],
     });
   });
 
@@ -99,7 +106,8 @@ describe('buildJob from a manifest', () => {
       manifest: job,
       manifestSource: 'job.yaml',
       container: 'tests',
-      envConfigMap: 'env',
+      envSecret: 'env',
+      ttlSecondsAfterFinished: 600,
       podAnnotations: { 'kwok.kfx.dev/run-for': '1s' },
       filter: 'kfp',
     });
@@ -117,11 +125,9 @@ describe('buildJob from a manifest', () => {
     expect(spec?.containers[1]?.args).toEqual(['-x', 'tests/', '-k', 'kfp']);
     expect(spec?.containers[1]?.envFrom).toEqual([
       { secretRef: { name: 'creds' } },
-      { configMapRef: { name: 'env', optional: true } },
+      { secretRef: { name: 'env', optional: true } },
     ]);
-    expect(spec?.containers[0]?.envFrom).toEqual([
-      { configMapRef: { name: 'env', optional: true } },
-    ]);
+    expect(spec?.containers[0]?.envFrom).toEqual([{ secretRef: { name: 'env', optional: true } }]);
   });
 
   it('does not change the manifest it was given', () => {

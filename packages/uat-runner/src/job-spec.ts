@@ -1,12 +1,19 @@
 // The suite's Job: from `--image`/`--command`, or from a Job manifest (`--job FILE`) with the
-// runner's defaults added (backoffLimit 0, restartPolicy Never, service account default-editor),
-// the env ConfigMap consumed with `envFrom` (optional, so a missing one is no error) and
-// `--filter` passed on as `-k`. Every mistake is reported before anything is created, naming
+// runner's defaults added (backoffLimit 0, restartPolicy Never, service account default-editor,
+// a deadline and a time to live after it ends, so that the cluster stops and removes it even if
+// the runner dies), the env Secret consumed with `envFrom` (optional, so a missing one is no
+// error) and `--filter` passed on as `-k`. Every mistake is reported before anything is created, naming
 // the file and the field.
 import type { V1Container, V1Job } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { wrapWithJunitFile } from './junit-wrapper.js';
-import { DEFAULT_CONTAINER, DEFAULT_SERVICE_ACCOUNT, jobName, runLabels } from './names.js';
+import {
+  DEFAULT_CONTAINER,
+  DEFAULT_SERVICE_ACCOUNT,
+  jobName,
+  runAnnotations,
+  runLabels,
+} from './names.js';
 import { UatInputError } from './outcome.js';
 
 export interface JobInput {
@@ -25,13 +32,17 @@ export interface JobInput {
   serviceAccountName?: string | undefined;
   /** Appended to the container's args as `-k EXPR` (pytest's keyword filter). */
   filter?: string | undefined;
-  /** A ConfigMap every container reads with `envFrom` (optional: true). */
-  envConfigMap?: string | undefined;
+  /** A Secret every container reads with `envFrom` (optional: true). */
+  envSecret?: string | undefined;
   podAnnotations?: Record<string, string> | undefined;
   /** A JUnit file the suite writes; the command is wrapped to print it between markers. */
   junitFile?: string | undefined;
   /** The Job's own deadline, so that the cluster stops the suite even if the runner dies. */
   activeDeadlineSeconds?: number | undefined;
+  /** How long the ended Job stays before the cluster deletes it (and its pods). */
+  ttlSecondsAfterFinished?: number | undefined;
+  /** When the run has ended for certain (`uat.kfx.dev/expires`). */
+  expires?: string | undefined;
 }
 
 export interface BuiltJob {
@@ -70,11 +81,16 @@ export function buildJob(input: JobInput): BuiltJob {
   }
   metadata.namespace = input.namespace;
   metadata.labels = { ...metadata.labels, ...runLabels(input.runId) };
+  const annotations = runAnnotations(input.expires).annotations;
+  if (annotations) metadata.annotations = { ...metadata.annotations, ...annotations };
 
   const spec = (job.spec ??= { template: {} });
   spec.backoffLimit ??= 0;
   if (input.activeDeadlineSeconds !== undefined) {
     spec.activeDeadlineSeconds ??= input.activeDeadlineSeconds;
+  }
+  if (input.ttlSecondsAfterFinished !== undefined) {
+    spec.ttlSecondsAfterFinished ??= input.ttlSecondsAfterFinished;
   }
   const template = spec.template;
   const podMetadata = (template.metadata ??= {});
@@ -96,11 +112,11 @@ export function buildJob(input: JobInput): BuiltJob {
     );
   }
   configureMain(main, `${CONTAINERS}[${index}]`, source, input);
-  if (input.envConfigMap !== undefined) {
+  if (input.envSecret !== undefined) {
     for (const container of containers) {
       container.envFrom = [
         ...(container.envFrom ?? []),
-        { configMapRef: { name: input.envConfigMap, optional: true } },
+        { secretRef: { name: input.envSecret, optional: true } },
       ];
     }
   }

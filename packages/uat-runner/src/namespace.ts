@@ -1,13 +1,15 @@
 // The test namespace: waited for until it is Active and holds the suite's service account. A
 // Kubeflow profile controller creates both for a new Profile; on a cluster without one (or when
 // told to), the runner creates them itself — the namespace owned by the Profile, so deleting the
-// Profile takes it along, and the service account bound to an editing ClusterRole.
+// Profile takes it along, and the service account bound to an editing ClusterRole. Once the
+// namespace exists the runner makes sure of its own rights there (access.ts).
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { isAlreadyExists, resources, type KubeClient } from '@kfx/kube-runtime';
+import { ensureAccess } from './access.js';
 import type { CreatedObjects } from './created-objects.js';
 import { formatDuration } from './duration.js';
 import { getOrUndefined } from './get-or-undefined.js';
-import { runLabels } from './names.js';
+import { runAnnotations, runLabels } from './names.js';
 import { pollUntil } from './poll.js';
 import type { Profile } from './profile.js';
 
@@ -26,7 +28,11 @@ export interface NamespaceOptions {
   serviceAccount: string;
   /** The ClusterRole the service account is bound to in a namespace the runner made. */
   editorClusterRole: string;
+  /** The ClusterRole the runner binds to itself in the namespace when it lacks rights there. */
+  runnerRole: string;
   runId: string;
+  /** When the run has ended for certain (`uat.kfx.dev/expires`); none for a kept run. */
+  expires: string | undefined;
   created: CreatedObjects;
   signal?: AbortSignal | undefined;
   onSaw?: ((saw: string) => void) | undefined;
@@ -40,10 +46,20 @@ export async function prepareNamespace(
   const { client, name, serviceAccount } = options;
   const started = Date.now();
   let createdByRunner = false;
+  let access: Promise<boolean> | undefined;
+  const ensureOwnAccess = () =>
+    (access ??= ensureAccess({
+      client,
+      namespace: name,
+      runnerRole: options.runnerRole,
+      signal: options.signal,
+      onSaw: options.onSaw,
+    }));
   return pollUntil(
     async () => {
       const namespace = await getOrUndefined<V1Namespace>(client, resources.namespaces, name);
       if (namespace?.status?.phase === 'Active') {
+        await ensureOwnAccess();
         const account = await getOrUndefined(
           client,
           resources.serviceAccounts,
@@ -76,6 +92,7 @@ export async function prepareNamespace(
         return { done: false, saw: `namespace ${name} appeared meanwhile` };
       }
       createdByRunner = true;
+      await ensureOwnAccess();
       await createServiceAccount(options);
       return { done: true, value: { createdByRunner } };
     },
@@ -120,7 +137,10 @@ async function createNamespace(options: NamespaceOptions, profile: Profile): Pro
     metadata: {
       name: options.name,
       labels: { ...runLabels(options.runId), 'app.kubernetes.io/part-of': 'kubeflow-profile' },
-      ...(owner ? { annotations: { owner } } : {}),
+      annotations: {
+        ...runAnnotations(options.expires).annotations,
+        ...(owner ? { owner } : {}),
+      },
       ownerReferences: [
         {
           apiVersion: 'kubeflow.org/v1',

@@ -4,7 +4,7 @@ import { isAlreadyExists, resources, type KubeClient, type KubeObject } from '@k
 import type { CreatedObjects } from './created-objects.js';
 import { formatDuration } from './duration.js';
 import { getOrUndefined } from './get-or-undefined.js';
-import { runLabels } from './names.js';
+import { runAnnotations, runLabels } from './names.js';
 import { pollUntil } from './poll.js';
 
 export interface Profile extends KubeObject {
@@ -16,11 +16,16 @@ export interface Profile extends KubeObject {
   status?: { conditions?: { type?: string; status?: string; message?: string }[] };
 }
 
-export function profileObject(name: string, owner: string, runId: string): Profile {
+export function profileObject(
+  name: string,
+  owner: string,
+  runId: string,
+  expires: string | undefined,
+): Profile {
   return {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
-    metadata: { name, labels: runLabels(runId) },
+    metadata: { name, labels: runLabels(runId), ...runAnnotations(expires) },
     spec: { owner: { kind: 'User', name: owner } },
   };
 }
@@ -30,6 +35,8 @@ export interface EnsureProfileOptions {
   name: string;
   owner: string;
   runId: string;
+  /** When the run has ended for certain (`uat.kfx.dev/expires`); none for a kept run. */
+  expires: string | undefined;
   created: CreatedObjects;
   /** How long a Profile being deleted (from an earlier run) may take to go. */
   timeoutMs: number;
@@ -55,7 +62,7 @@ export async function ensureProfile(
       try {
         const profile = await client.create(
           resources.profiles,
-          profileObject(name, options.owner, options.runId),
+          profileObject(name, options.owner, options.runId, options.expires),
         );
         options.created.add(resources.profiles, profile, 'Foreground');
         return { done: true, value: { profile, created: true } };

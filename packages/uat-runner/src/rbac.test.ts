@@ -1,45 +1,111 @@
+import type { V1ClusterRole, V1PolicyRule, V1RoleBinding } from '@kubernetes/client-node';
+import type { KubeObject } from '@kfx/kube-runtime';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { parseServiceAccount, rbacObjects, rbacYaml } from './rbac.js';
+import { requesterIs } from './rbac-policy.js';
 
-describe('rbacObjects', () => {
-  it('lets the runner bind only the editor role it names', () => {
-    const [role] = rbacObjects({ editorClusterRole: 'kubeflow-edit' });
-    const bind = role.rules?.find((rule) => rule.verbs.includes('bind'));
-    expect(bind).toMatchObject({ resources: ['clusterroles'], resourceNames: ['kubeflow-edit'] });
+const kinds = (objects: KubeObject[]) =>
+  objects.map((o) => `${o.kind ?? ''}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`);
+const rulesOf = (object: KubeObject | undefined): V1PolicyRule[] =>
+  (object as V1ClusterRole | undefined)?.rules ?? [];
+
+describe('rbacObjects for a Profile run', () => {
+  const objects = rbacObjects({ profile: 'uat', editorClusterRole: 'kubeflow-edit' });
+
+  it('is a cluster role, its binding, the role for the test namespace and an admission policy', () => {
+    expect(kinds(objects)).toEqual([
+      'ClusterRole//kfx-uat-runner',
+      'ClusterRoleBinding//kfx-uat-runner',
+      'ClusterRole//kfx-uat-runner-in-namespace',
+      'ValidatingAdmissionPolicy//kfx-uat-runner',
+      'ValidatingAdmissionPolicyBinding//kfx-uat-runner',
+    ]);
   });
 
-  it('grants no wildcard and nothing on secrets', () => {
-    const [role] = rbacObjects();
-    for (const rule of role.rules ?? []) {
-      expect(rule.verbs).not.toContain('*');
-      expect(rule.resources).not.toContain('*');
-      expect(rule.resources).not.toContain('secrets');
+  it('grants cluster-wide only what concerns the UAT Profile, by name where RBAC can', () => {
+    const rules = rulesOf(objects[0]);
+    const resourcesOf = rules.flatMap((rule) => rule.resources ?? []);
+    expect(new Set(resourcesOf)).toEqual(
+      new Set(['profiles', 'namespaces', 'rolebindings', 'clusterroles']),
+    );
+    for (const rule of rules) {
+      // `create` cannot be limited by name in RBAC; every other verb is.
+      if (!rule.verbs.every((verb) => verb === 'create')) {
+        expect(rule.resourceNames, JSON.stringify(rule)).toBeDefined();
+      }
+    }
+    expect(rules.find((rule) => rule.verbs.includes('bind'))?.resourceNames).toEqual([
+      'kubeflow-edit',
+      'kfx-uat-runner-in-namespace',
+    ]);
+    expect(
+      rules.find((rule) => rule.resources?.includes('namespaces') && rule.resourceNames),
+    ).toMatchObject({ resourceNames: ['uat'], verbs: ['get', 'delete'] });
+  });
+
+  it('grants no wildcard anywhere', () => {
+    for (const object of objects) {
+      for (const rule of rulesOf(object)) {
+        expect(rule.verbs).not.toContain('*');
+        expect(rule.resources).not.toContain('*');
+      }
     }
   });
 
-  it('binds a user, a group or a service account', () => {
-    expect(rbacObjects({ subject: { kind: 'User', name: 'ci-bot' } })[1].subjects).toEqual([
-      { kind: 'User', name: 'ci-bot', apiGroup: 'rbac.authorization.k8s.io' },
+  it('has the policy apply to the runner alone', () => {
+    expect(requesterIs({ kind: 'ServiceAccount', namespace: 'ci', name: 'uat' })).toBe(
+      'request.userInfo.username == "system:serviceaccount:ci:uat"',
+    );
+    expect(requesterIs({ kind: 'User', name: 'ci "bot"' })).toBe(
+      'request.userInfo.username == "ci \\"bot\\""',
+    );
+    expect(requesterIs({ kind: 'Group', name: 'ci-bots' })).toBe(
+      '"ci-bots" in request.userInfo.groups',
+    );
+  });
+});
+
+describe('rbacObjects for an existing namespace', () => {
+  it('is a Role and a RoleBinding in it, nothing cluster-wide', () => {
+    const objects = rbacObjects({ namespace: 'ci-tests', subject: { kind: 'User', name: 'bot' } });
+    expect(kinds(objects)).toEqual([
+      'Role/ci-tests/kfx-uat-runner',
+      'RoleBinding/ci-tests/kfx-uat-runner',
     ]);
-    expect(rbacObjects()[1].subjects).toEqual([
-      { kind: 'ServiceAccount', name: 'kfx-uat', namespace: 'kfx-system' },
+    expect((objects[1] as V1RoleBinding).subjects).toEqual([
+      { kind: 'User', name: 'bot', apiGroup: 'rbac.authorization.k8s.io' },
     ]);
+    expect(rulesOf(objects[0]).some((rule) => rule.resources?.includes('rolebindings'))).toBe(
+      false,
+    );
+  });
+
+  it('refuses a namespace and a Profile at once, and names that are no names', () => {
+    expect(() => rbacObjects({ namespace: 'a', profile: 'b' })).toThrow(
+      '--profile and -n/--namespace exclude each other',
+    );
+    expect(() => rbacObjects({ profile: 'Not_A_Name' })).toThrow(
+      '--profile: "Not_A_Name" is not a valid name',
+    );
   });
 });
 
 describe('rbacYaml', () => {
-  it('is two YAML documents kubectl can apply', () => {
+  it('is YAML documents kubectl can apply, binding the default service account', () => {
     const docs = parseAllDocuments(rbacYaml({ name: 'uat' })).map(
-      (d) => d.toJS() as { kind: string; metadata: { name: string } },
+      (d) => d.toJS() as KubeObject & { subjects?: unknown[] },
     );
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
-      'ClusterRole/uat',
-      'ClusterRoleBinding/uat',
+    expect(docs.map((d) => d.kind)).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ClusterRole',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
-    expect(parse(rbacYaml().split('---\n')[1] ?? '')).toMatchObject({
-      roleRef: { name: 'kfx-uat-runner' },
-    });
+    expect(docs[1]?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'kfx-uat', namespace: 'kfx-system' },
+    ]);
   });
 });
 

@@ -1,11 +1,25 @@
-// The least privilege `kfx uat run` needs, as a ClusterRole and its binding: exactly the verbs
-// the runner uses (a Profile and its namespace are cluster-scoped, and the test namespace is not
-// known in advance, hence cluster-wide). The integration test runs a whole suite as a user that
-// holds nothing else, so the list cannot silently fall behind the code.
-import type { V1ClusterRole, V1ClusterRoleBinding, RbacV1Subject } from '@kubernetes/client-node';
+// The least privilege `kfx uat run` (and `kfx uat clean`) needs, as objects for `kubectl apply`.
+//
+// For a Profile run, the only cluster-wide rights are on the UAT Profile and its namespace (by
+// name where RBAC can say it), creating RoleBindings, and `bind` on exactly two roles; an
+// admission policy (rbac-policy.ts) says what RBAC cannot: which Profile, which namespace, which
+// RoleBindings. Everything else the runner does happens in the test namespace, under a second
+// ClusterRole it binds to itself there once the namespace exists (it goes with the namespace).
+// For a run in an existing namespace (`-n`), a Role and RoleBinding in it are all there is.
+import type {
+  RbacV1Subject,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1Role,
+  V1RoleBinding,
+} from '@kubernetes/client-node';
+import type { KubeObject } from '@kfx/kube-runtime';
 import { stringify } from 'yaml';
-import { RUN_DEFAULTS } from './run-options.js';
+import { DEFAULT_RBAC_NAME, isDnsLabel, runnerRoleName } from './names.js';
 import { UatInputError } from './outcome.js';
+import { admissionPolicy } from './rbac-policy.js';
+import { NAMESPACED_RULES } from './rbac-rules.js';
+import { RUN_DEFAULTS } from './run-options.js';
 
 export type RbacSubject =
   | { kind: 'ServiceAccount'; name: string; namespace: string }
@@ -13,10 +27,16 @@ export type RbacSubject =
   | { kind: 'Group'; name: string };
 
 export interface RbacOptions {
-  /** Name of the ClusterRole and ClusterRoleBinding. Default `kfx-uat-runner`. */
+  /** Name of the objects. Default `kfx-uat-runner`. */
   name?: string | undefined;
   /** Who runs `kfx uat run`. Default: ServiceAccount `kfx-uat` in `kfx-system`. */
   subject?: RbacSubject | undefined;
+  /** The one Profile (and namespace) the runner may create and delete. Default `test-kubeflow`. */
+  profile?: string | undefined;
+  /** The only owner a Profile the runner creates may have. Default `test-kubeflow@email.com`. */
+  owner?: string | undefined;
+  /** Rights in this existing namespace only (for `kfx uat run -n`), nothing cluster-wide. */
+  namespace?: string | undefined;
   /** The role the runner binds the suite's service account to (`--editor-cluster-role`). */
   editorClusterRole?: string | undefined;
 }
@@ -27,57 +47,111 @@ export const DEFAULT_RBAC_SUBJECT: RbacSubject = {
   namespace: 'kfx-system',
 };
 
-export function rbacObjects(options: RbacOptions = {}): [V1ClusterRole, V1ClusterRoleBinding] {
-  const name = options.name ?? 'kfx-uat-runner';
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+export function rbacObjects(options: RbacOptions = {}): KubeObject[] {
+  const name = options.name ?? DEFAULT_RBAC_NAME;
   const subject = options.subject ?? DEFAULT_RBAC_SUBJECT;
-  const editor = options.editorClusterRole ?? RUN_DEFAULTS.editorClusterRole;
   const labels = { 'app.kubernetes.io/name': 'kfx-uat', 'app.kubernetes.io/component': 'rbac' };
+  const subjects = [rbacSubject(subject)];
+  if (options.namespace !== undefined) {
+    if (options.profile !== undefined) {
+      throw new UatInputError('--profile and -n/--namespace exclude each other');
+    }
+    const namespace = checkedName(options.namespace, '-n/--namespace');
+    const role: V1Role = {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'Role',
+      metadata: { name, namespace, labels },
+      rules: [...NAMESPACED_RULES],
+    };
+    const binding: V1RoleBinding = {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name, namespace, labels },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name },
+      subjects,
+    };
+    return [role, binding];
+  }
+  const profile = checkedName(options.profile ?? RUN_DEFAULTS.profile, '--profile');
+  const editor = options.editorClusterRole ?? RUN_DEFAULTS.editorClusterRole;
+  const runner = runnerRoleName(name);
   const role: V1ClusterRole = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
+    apiVersion: `${RBAC_GROUP}/v1`,
     kind: 'ClusterRole',
     metadata: { name, labels },
     rules: [
-      { apiGroups: ['kubeflow.org'], resources: ['profiles'], verbs: ['get', 'create', 'delete'] },
-      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'create', 'delete'] },
-      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'create'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'delete'] },
-      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
-      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['list'] },
+      // RBAC cannot name what is created: the admission policy pins the names.
+      { apiGroups: ['kubeflow.org'], resources: ['profiles'], verbs: ['create'] },
       {
-        apiGroups: ['batch'],
-        resources: ['jobs'],
-        verbs: ['get', 'list', 'watch', 'create', 'delete'],
+        apiGroups: ['kubeflow.org'],
+        resources: ['profiles'],
+        resourceNames: [profile],
+        verbs: ['get', 'delete'],
       },
-      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['create'] },
-      // Binding the suite's service account to the editor role without holding that role.
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['create'] },
       {
-        apiGroups: ['rbac.authorization.k8s.io'],
+        apiGroups: [''],
+        resources: ['namespaces'],
+        resourceNames: [profile],
+        verbs: ['get', 'delete'],
+      },
+      // Only in the test namespace (the policy), of the two roles below and no other.
+      { apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['create'] },
+      {
+        apiGroups: [RBAC_GROUP],
         resources: ['clusterroles'],
-        resourceNames: [editor],
+        resourceNames: [editor, runner],
         verbs: ['bind'],
       },
     ],
   };
-  const rbacSubject: RbacV1Subject =
-    subject.kind === 'ServiceAccount'
-      ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace }
-      : { kind: subject.kind, name: subject.name, apiGroup: 'rbac.authorization.k8s.io' };
   const binding: V1ClusterRoleBinding = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
+    apiVersion: `${RBAC_GROUP}/v1`,
     kind: 'ClusterRoleBinding',
     metadata: { name, labels },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-    subjects: [rbacSubject],
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
+    subjects,
   };
-  return [role, binding];
+  const inNamespace: V1ClusterRole = {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRole',
+    metadata: { name: runner, labels },
+    rules: [...NAMESPACED_RULES],
+  };
+  const policy = admissionPolicy({
+    name,
+    profile,
+    owner: options.owner ?? RUN_DEFAULTS.owner,
+    editorClusterRole: editor,
+    runnerRole: runner,
+    subject,
+    labels,
+  });
+  return [role, binding, inNamespace, ...policy];
 }
 
-/** The two objects as a YAML stream, ready for `kubectl apply -f -`. */
+/** The objects as a YAML stream, ready for `kubectl apply -f -`. */
 export function rbacYaml(options: RbacOptions = {}): string {
   return rbacObjects(options)
     .map((object) => stringify(object, { lineWidth: 0 }))
     .join('---\n');
+}
+
+function rbacSubject(subject: RbacSubject): RbacV1Subject {
+  return subject.kind === 'ServiceAccount'
+    ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace }
+    : { kind: subject.kind, name: subject.name, apiGroup: RBAC_GROUP };
+}
+
+function checkedName(name: string, flag: string): string {
+  if (!isDnsLabel(name)) {
+    throw new UatInputError(
+      `${flag}: "${name}" is not a valid name (lower-case letters, digits and "-", at most 63)`,
+    );
+  }
+  return name;
 }
 
 /** `NAMESPACE:NAME` (kubectl's --serviceaccount form) or `NAMESPACE/NAME`. */

@@ -4,7 +4,13 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import type { Reporter, StepName, StepStatus } from './events.js';
 import type { JunitCounts } from './junit.js';
-import { DEFAULT_OWNER, DEFAULT_PROFILE, DEFAULT_SERVICE_ACCOUNT } from './names.js';
+import {
+  DEFAULT_OWNER,
+  DEFAULT_PROFILE,
+  DEFAULT_RBAC_NAME,
+  DEFAULT_SERVICE_ACCOUNT,
+  runnerRoleName,
+} from './names.js';
 import type { CreateNamespaceMode } from './namespace.js';
 import type { Outcome } from './outcome.js';
 
@@ -15,10 +21,13 @@ export const RUN_DEFAULTS = {
   controllerWaitMs: 10_000,
   profileTimeoutMs: 120_000,
   editorClusterRole: 'edit',
+  runnerRole: runnerRoleName(DEFAULT_RBAC_NAME),
   serviceAccountName: DEFAULT_SERVICE_ACCOUNT,
   timeoutMs: 3_600_000,
   startTimeoutMs: 300_000,
   cleanupTimeoutMs: 120_000,
+  /** The Job's `ttlSecondsAfterFinished`: ample for the runner to read it once it has ended. */
+  jobTtlSeconds: 600,
 } as const;
 
 export interface UatRunOptions {
@@ -37,7 +46,12 @@ export interface UatRunOptions {
   profileTimeoutMs?: number | undefined;
   /** The ClusterRole bound to the service account in a namespace the runner made. Default `edit`. */
   editorClusterRole?: string | undefined;
-  /** Variables for the suite: a ConfigMap the Job reads with `envFrom`. */
+  /**
+   * The ClusterRole the runner binds to itself in the test namespace when it lacks rights there
+   * (`kfx uat rbac` prints it). Default `kfx-uat-runner-in-namespace`.
+   */
+  runnerRole?: string | undefined;
+  /** Variables for the suite: a Secret the Job reads with `envFrom`. */
   env?: Record<string, string> | undefined;
   /** A Job manifest to start from (see `readJobManifest`). */
   manifest?: V1Job | undefined;
@@ -61,13 +75,18 @@ export interface UatRunOptions {
   cleanupTimeoutMs?: number | undefined;
   /** Folder for uat.log, junit.xml and summary.json. Default: none written. */
   artifactsDir?: string | undefined;
-  /** Leave the created objects in place (for debugging). */
+  /** Leave the created objects in place (for debugging); no later run or clean removes them. */
   keep?: boolean | undefined;
   /** Aborting (Ctrl-C) stops waiting, cleans up, and ends the run as `interrupted`. */
   signal?: AbortSignal | undefined;
   reporter?: Reporter | undefined;
+  /**
+   * What the run has made and not yet seen gone, newest first, each time that changes: what a
+   * caller that has to exit at once (a second Ctrl-C) leaves behind.
+   */
+  onOutstanding?: ((objects: string[]) => void) | undefined;
   logger?: Logger | undefined;
-  /** Names the run's objects; default: five random characters. */
+  /** Names the run's objects (see `isRunId`); default: five random characters. */
   runId?: string | undefined;
 }
 
@@ -100,6 +119,9 @@ export interface UatResult {
   finishedAt: string;
   durationSeconds: number;
   steps: StepRecord[];
-  /** `kept`: left in place on purpose (`keep`); `leftovers`: could not be deleted, with why. */
+  /**
+   * `kept`: left in place on purpose (`keep`, or a Profile another run still uses, with why);
+   * `leftovers`: could not be deleted, with why.
+   */
   cleanup: { kept: string[]; deleted: string[]; leftovers: string[] };
 }

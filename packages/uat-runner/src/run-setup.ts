@@ -1,25 +1,39 @@
 // Everything a run creates before the suite runs, in order: the Profile (or an existing
-// namespace), the namespace and service account, the env ConfigMap and the Job; then the suite.
-// Input is checked first (`checkInput`), so that bad input creates nothing.
-import type { V1ConfigMap } from '@kubernetes/client-node';
+// namespace), the namespace and service account, the env Secret and the Job; then the suite.
+// Input is checked first (`checkInput`), so that bad input creates nothing; what dead runs left
+// in the same place is removed before anything new is made.
+import type { V1Secret } from '@kubernetes/client-node';
 import { resources } from '@kfx/kube-runtime';
 import type { CreatedObjects } from './created-objects.js';
 import { buildJob, type BuiltJob } from './job-spec.js';
 import type { Finished } from './job-watch.js';
-import { envConfigMapName, isDnsLabel, runLabels } from './names.js';
+import { cleanLeftovers } from './leftovers.js';
+import { envSecretName, isDnsLabel, isRunId, runAnnotations, runLabels } from './names.js';
 import { prepareNamespace } from './namespace.js';
-import { UatInputError } from './outcome.js';
+import { errorMessage, UatInputError } from './outcome.js';
 import { ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
 
 export interface RunContext extends SuiteState {
   created: CreatedObjects;
+  /** `uat.kfx.dev/expires` of what the run makes; none when it keeps them (`keep`). */
+  expires: string | undefined;
   built?: BuiltJob;
   profile?: { name: string; created: boolean };
 }
 
-export function checkInput(options: UatRunOptions, runId: string, namespace: string): BuiltJob {
+export function checkInput(
+  options: UatRunOptions,
+  runId: string,
+  namespace: string,
+  expires: string | undefined,
+): BuiltJob {
+  if (!isRunId(runId)) {
+    throw new UatInputError(
+      `--run-id: "${runId}" is not a valid run id (lower-case letters, digits and "-", at most 20)`,
+    );
+  }
   const flag = options.namespace !== undefined ? '--namespace' : '--profile';
   if (!isDnsLabel(namespace)) {
     throw new UatInputError(
@@ -36,10 +50,13 @@ export function checkInput(options: UatRunOptions, runId: string, namespace: str
     container: options.container,
     serviceAccountName: options.serviceAccountName,
     filter: options.filter,
-    envConfigMap: hasEnv(options) ? envConfigMapName(runId) : undefined,
+    envSecret: hasEnv(options) ? envSecretName(runId) : undefined,
     podAnnotations: options.podAnnotations,
     junitFile: options.junitFile,
     activeDeadlineSeconds: Math.ceil((options.timeoutMs ?? RUN_DEFAULTS.timeoutMs) / 1000),
+    // A kept Job stays for debugging; otherwise the cluster removes it once it has ended.
+    ttlSecondsAfterFinished: options.keep ? undefined : RUN_DEFAULTS.jobTtlSeconds,
+    expires,
   });
 }
 
@@ -54,19 +71,22 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
     const ensured = await steps.run(
       'profile',
       `Profile ${namespace}`,
-      () =>
-        ensureProfile({
+      async () => {
+        await removeLeftovers(state);
+        return ensureProfile({
           client,
           name: namespace,
           owner,
           runId: state.runId,
+          expires: state.expires,
           created,
           timeoutMs: options.profileTimeoutMs ?? RUN_DEFAULTS.profileTimeoutMs,
           signal,
           onSaw: (saw) => {
             steps.progress('profile', saw);
           },
-        }),
+        });
+      },
       (p) => `Profile ${namespace} ${p.created ? `created (owner ${owner})` : 'exists, reused'}`,
     );
     state.profile = { name: namespace, created: ensured.created };
@@ -77,8 +97,9 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
   await steps.run(
     'namespace',
     `Namespace ${namespace} and service account ${serviceAccount}`,
-    () =>
-      prepareNamespace({
+    async () => {
+      if (profile === undefined) await removeLeftovers(state);
+      return prepareNamespace({
         client,
         name: namespace,
         profile,
@@ -90,7 +111,9 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
             : 0,
         serviceAccount,
         editorClusterRole: options.editorClusterRole ?? RUN_DEFAULTS.editorClusterRole,
+        runnerRole: options.runnerRole ?? RUN_DEFAULTS.runnerRole,
         runId: state.runId,
+        expires: state.expires,
         created,
         signal,
         onSaw: (saw) => {
@@ -102,28 +125,34 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
             `${why}: creating namespace ${namespace} and service account ${serviceAccount}`,
           );
         },
-      }),
+      });
+    },
     (n) => `Namespace ${namespace} Active${n.createdByRunner ? ' (created by the runner)' : ''}`,
   );
   if (hasEnv(options)) {
     const env = options.env ?? {};
+    const name = envSecretName(state.runId);
+    // A Secret, not a ConfigMap: the values may be credentials (a proxy's user and password),
+    // and the `view` role a namespace's readers have shows ConfigMaps but not Secrets.
     await steps.run(
       'env',
-      `ConfigMap ${envConfigMapName(state.runId)}`,
+      `Secret ${name}`,
       async () => {
-        const configMap: V1ConfigMap = {
+        const secret: V1Secret = {
           apiVersion: 'v1',
-          kind: 'ConfigMap',
+          kind: 'Secret',
+          type: 'Opaque',
           metadata: {
-            name: envConfigMapName(state.runId),
+            name,
             namespace,
             labels: runLabels(state.runId),
+            ...runAnnotations(state.expires),
           },
-          data: env,
+          stringData: env,
         };
-        created.add(resources.configMaps, await client.create(resources.configMaps, configMap));
+        created.add(resources.secrets, await client.create(resources.secrets, secret));
       },
-      () => `ConfigMap ${envConfigMapName(state.runId)} created (${Object.keys(env).join(', ')})`,
+      () => `Secret ${name} created (${Object.keys(env).join(', ')})`,
     );
   }
   signal?.throwIfAborted();
@@ -136,4 +165,45 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
     () => `Job ${namespace}/${built.name} created`,
   );
   return runSuite(state, built);
+}
+
+/**
+ * Removes what dead runs left where this run goes (see leftovers.ts). Housekeeping: when it
+ * fails, the run goes on and says so.
+ */
+async function removeLeftovers(state: RunContext): Promise<void> {
+  const { options, reporter } = state;
+  const step = options.namespace === undefined ? 'profile' : 'namespace';
+  try {
+    const report = await cleanLeftovers({
+      client: options.client,
+      ...(options.namespace === undefined
+        ? { profile: state.namespace }
+        : { namespace: state.namespace }),
+      runnerRole: options.runnerRole ?? RUN_DEFAULTS.runnerRole,
+      timeoutMs: options.cleanupTimeoutMs ?? RUN_DEFAULTS.cleanupTimeoutMs,
+      signal: options.signal,
+      onSaw: (saw) => {
+        state.steps.progress(step, saw);
+      },
+    });
+    if (report.deleted.length > 0) {
+      reporter({
+        type: 'warning',
+        message: `removed what dead runs left: ${report.deleted.join('; ')}`,
+      });
+    }
+    if (report.leftovers.length > 0) {
+      reporter({
+        type: 'warning',
+        message: `could not remove what dead runs left: ${report.leftovers.join('; ')}`,
+      });
+    }
+  } catch (error) {
+    options.signal?.throwIfAborted();
+    reporter({
+      type: 'warning',
+      message: `could not look for what dead runs left: ${errorMessage(error)}`,
+    });
+  }
 }

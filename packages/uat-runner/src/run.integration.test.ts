@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1ConfigMap, V1Job } from '@kubernetes/client-node';
+import type { V1Job, V1Secret } from '@kubernetes/client-node';
 import { KubeClient, resources, type ResourceRef } from '@kfx/kube-runtime';
 import { pino } from 'pino';
 import {
@@ -15,8 +15,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from './events.js';
 import { readJobManifest } from './job-spec.js';
+import { cleanLeftovers } from './leftovers.js';
 import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
-import { rbacObjects } from './rbac.js';
 import { runUat } from './run.js';
 import type { UatRunOptions } from './run-options.js';
 
@@ -161,7 +161,7 @@ describe('runUat on a real control plane with kwok', () => {
     expect(result.cleanup.leftovers).toEqual([]);
     expect(result.cleanup.deleted).toEqual([
       `Job uat-pass/${result.job?.name ?? ''}`,
-      `ConfigMap uat-pass/kfx-uat-${result.runId}-env`,
+      `Secret uat-pass/kfx-uat-${result.runId}-env`,
       'Namespace uat-pass',
       'Profile uat-pass',
     ]);
@@ -254,9 +254,98 @@ spec:
     expect(result.cleanup.leftovers).toEqual([]);
     const name = result.job?.name ?? '';
     expect(await gone(resources.jobs, name, 'uat-abort')).toBe(true);
-    expect(await gone(resources.configMaps, `kfx-uat-${result.runId}-env`, 'uat-abort')).toBe(true);
+    expect(await gone(resources.secrets, `kfx-uat-${result.runId}-env`, 'uat-abort')).toBe(true);
     expect(await gone(resources.namespaces, 'uat-abort')).toBe(true);
     expect(await gone(resources.profiles, 'uat-abort')).toBe(true);
+  });
+
+  it('ends as interrupted when Ctrl-C comes during clean-up, once clean-up is done', async () => {
+    await suiteFiles('uat-late-abort', ['a short suite']);
+    const abort = new AbortController();
+    const outstanding: string[][] = [];
+    const result = await runUat(
+      options('uat-late-abort', {
+        env: { A: '1' },
+        signal: abort.signal,
+        onOutstanding: (objects) => outstanding.push(objects),
+        reporter: (event) => {
+          if (event.type === 'step' && event.step === 'cleanup' && event.status === 'start') {
+            abort.abort(new Error('SIGINT'));
+          }
+        },
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'interrupted', exitCode: 130 });
+    expect(result.reason).toBe(
+      'interrupted during clean-up: SIGINT (before that: the suite passed)',
+    );
+    expect(result.cleanup.leftovers).toEqual([]);
+    // What a caller forced to exit would have left, as it changed: all of it, then less, then none.
+    const job = `Job uat-late-abort/${result.job?.name ?? ''}`;
+    expect(outstanding).toContainEqual([
+      job,
+      `Secret uat-late-abort/kfx-uat-${result.runId}-env`,
+      'Namespace uat-late-abort',
+      'Profile uat-late-abort',
+    ]);
+    expect(outstanding).toContainEqual(['Namespace uat-late-abort', 'Profile uat-late-abort']);
+    expect(outstanding.at(-1)).toEqual([]);
+  });
+
+  it('leaves its Profile to a run that still uses it; a later clean removes it', async () => {
+    await suiteFiles('uat-shared', ['shared']);
+    const first = new AbortController();
+    const second = new AbortController();
+    let secondRun: ReturnType<typeof runUat> | undefined;
+    const firstResult = await runUat(
+      options('uat-shared', {
+        podAnnotations: { [KWOK_ANNOTATIONS.runFor]: '120s' },
+        signal: first.signal,
+        reporter: (event) => {
+          // The first run's Profile exists: a second CI job starts in it, and once its suite
+          // runs, the first one ends.
+          if (event.type === 'step' && event.step === 'job' && event.status === 'done') {
+            secondRun ??= runUat(
+              options('uat-shared', {
+                runId: 'second',
+                podAnnotations: { [KWOK_ANNOTATIONS.runFor]: '120s' },
+                signal: second.signal,
+                reporter: (e) => {
+                  if (e.type === 'step' && e.step === 'suite' && e.status === 'start')
+                    first.abort(new Error('SIGINT'));
+                },
+              }),
+            );
+          }
+        },
+      }),
+    );
+    expect(firstResult.profile).toEqual({ name: 'uat-shared', created: true });
+    expect(firstResult.cleanup.kept).toEqual([
+      'Namespace uat-shared: kept, run second still uses it; a later run or `kfx uat clean` removes it once none does',
+      'Profile uat-shared: kept, run second still uses it; a later run or `kfx uat clean` removes it once none does',
+    ]);
+    expect(firstResult.cleanup.deleted).toEqual([`Job uat-shared/${firstResult.job?.name ?? ''}`]);
+    expect(await gone(resources.profiles, 'uat-shared')).toBe(false);
+    second.abort(new Error('SIGINT'));
+    const secondResult = await secondRun;
+    expect(secondResult?.profile).toEqual({ name: 'uat-shared', created: false });
+    expect(secondResult?.cleanup.leftovers).toEqual([]);
+    expect(await gone(resources.profiles, 'uat-shared')).toBe(false);
+
+    // After the first run's deadline, nothing uses the Profile any more.
+    const later = await cleanLeftovers({
+      client,
+      profile: 'uat-shared',
+      now: new Date(Date.now() + 24 * 3_600_000),
+      timeoutMs: 60_000,
+    });
+    expect(later.deleted).toEqual([
+      expect.stringMatching(/^Namespace uat-shared \(run \w+: its deadline passed /),
+      expect.stringMatching(/^Profile uat-shared \(run \w+: its deadline passed /),
+    ]);
+    expect(await gone(resources.profiles, 'uat-shared')).toBe(true);
+    expect(await gone(resources.namespaces, 'uat-shared')).toBe(true);
   });
 
   it('keeps following the log across an API server restart, losing and repeating nothing', async () => {
@@ -314,20 +403,25 @@ spec:
     expect(result.outcome).toBe('passed');
     expect(result.profile).toBeUndefined();
     const name = result.job?.name ?? '';
-    const configMap = `kfx-uat-${result.runId}-env`;
+    const secret = `kfx-uat-${result.runId}-env`;
     expect(result.cleanup.kept).toEqual([
       `Job uat-existing/${name}`,
-      `ConfigMap uat-existing/${configMap}`,
+      `Secret uat-existing/${secret}`,
     ]);
-    const kept = await client.get<V1ConfigMap>(resources.configMaps, configMap, {
+    const kept = await client.get<V1Secret>(resources.secrets, secret, {
       namespace: 'uat-existing',
     });
-    expect(kept.data).toEqual({ HTTPS_PROXY: 'http://proxy:3128' });
+    expect(Buffer.from(kept.data?.HTTPS_PROXY ?? '', 'base64').toString()).toBe(
+      'http://proxy:3128',
+    );
     const job = await client.get<V1Job>(resources.jobs, name, { namespace: 'uat-existing' });
     expect(job.spec?.template.spec?.containers[0]?.envFrom).toEqual([
-      { configMapRef: { name: configMap, optional: true } },
+      { secretRef: { name: secret, optional: true } },
     ]);
     expect(job.spec?.template.spec?.serviceAccountName).toBe('default-editor');
+    // Kept on purpose: no deadline a later run would remove it by, and no time to live.
+    expect(job.metadata?.annotations?.['uat.kfx.dev/expires']).toBeUndefined();
+    expect(job.spec?.ttlSecondsAfterFinished).toBeUndefined();
   });
 
   it('waits for a profile controller, and says what it last saw when none comes', async () => {
@@ -386,30 +480,5 @@ spec:
         timeoutMs: 60_000,
       },
     );
-  });
-
-  it('needs no more than the ClusterRole `kfx uat rbac` prints', async () => {
-    const cluster = controlPlane();
-    for (const object of rbacObjects({ subject: { kind: 'User', name: 'ci-bot' } })) {
-      await client.create(
-        object.kind === 'ClusterRole' ? resources.clusterRoles : resources.clusterRoleBindings,
-        object,
-      );
-    }
-    const bot = KubeClient.fromKubeConfig(cluster.userKubeconfig('ci-bot').kubeConfig, {
-      logger: quiet,
-    });
-    try {
-      await expect(bot.list(resources.secrets, { namespace: 'default' })).rejects.toMatchObject({
-        status: 403,
-      });
-      await suiteFiles('uat-rbac', ['as ci-bot']);
-      const result = await runUat({ ...options('uat-rbac', { env: { A: '1' } }), client: bot });
-      expect(result.reason).toBe('the suite passed');
-      expect(result.log.lines).toBe(1);
-      expect(result.cleanup.leftovers).toEqual([]);
-    } finally {
-      bot.close();
-    }
   });
 });

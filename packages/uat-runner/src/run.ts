@@ -1,14 +1,17 @@
 // `runUat`: one acceptance-test run, start to end. Input is checked before the first API call;
-// then the Profile and its namespace, the env ConfigMap, the Job; the suite's log is streamed
+// then the Profile and its namespace, the env Secret, the Job; the suite's log is streamed
 // while the Job runs; results are collected; and whatever the run created is deleted again —
-// after success, failure, timeout or Ctrl-C alike. It never throws: the result says how it went.
+// after success, failure, timeout or Ctrl-C alike. It never throws: the result says how it went,
+// and an interruption that comes while it cleans up still makes the run `interrupted`.
 import { Artifacts } from './artifacts.js';
 import { cleanUp, type CleanupReport } from './cleanup.js';
 import { CreatedObjects, describeObject } from './created-objects.js';
 import type { Reporter } from './events.js';
+import { runExpiresAt } from './expiry.js';
 import { JunitCollector } from './junit.js';
 import { newRunId } from './names.js';
 import { errorMessage, EXIT_CODES, type Outcome } from './outcome.js';
+import { runsIn } from './leftovers.js';
 import { collectResults, type CollectedResults } from './results.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
 import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
@@ -21,14 +24,30 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   const steps = new Steps(reporter);
   const runId = options.runId ?? newRunId();
   const namespace = options.namespace ?? options.profile ?? RUN_DEFAULTS.profile;
-  const created = new CreatedObjects();
+  const created = new CreatedObjects(options.onOutstanding);
   const junit = new JunitCollector();
-  const state: RunContext = { runId, namespace, created, junit, steps, reporter, options };
+  const expires = options.keep
+    ? undefined
+    : runExpiresAt(startedAt, {
+        profileTimeoutMs: options.profileTimeoutMs ?? RUN_DEFAULTS.profileTimeoutMs,
+        timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
+        cleanupTimeoutMs: options.cleanupTimeoutMs ?? RUN_DEFAULTS.cleanupTimeoutMs,
+      }).toISOString();
+  const state: RunContext = {
+    runId,
+    namespace,
+    created,
+    expires,
+    junit,
+    steps,
+    reporter,
+    options,
+  };
   let outcome: Outcome;
   let reason: string;
   let artifacts = new Artifacts(undefined);
   try {
-    const built = checkInput(options, runId, namespace);
+    const built = checkInput(options, runId, namespace, expires);
     state.built = built;
     artifacts = new Artifacts(options.artifactsDir);
     state.artifacts = artifacts;
@@ -53,6 +72,11 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   }
   await artifacts.closeLog().catch(() => undefined);
   const cleanup = await cleanUpAfter(state);
+  if (outcome !== 'interrupted' && options.signal?.aborted) {
+    // Ctrl-C while cleaning up: the run finished cleaning, but the caller asked it to stop.
+    reason = `interrupted during clean-up: ${errorMessage(options.signal.reason)} (before that: ${reason})`;
+    outcome = 'interrupted';
+  }
   const finishedAt = new Date();
   const result: UatResult = {
     outcome,
@@ -98,19 +122,22 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
 
 async function cleanUpAfter(state: RunContext): Promise<UatResult['cleanup']> {
   const { created, steps, options } = state;
-  const objects = created.newestFirst();
+  let objects = created.newestFirst();
   const names = objects.map(describeObject);
   if (objects.length === 0) return { kept: [], deleted: [], leftovers: [] };
   if (options.keep) {
     steps.skip('cleanup', `Kept for debugging (--keep): ${names.join(', ')}`);
     return { kept: names, deleted: [], leftovers: [] };
   }
-  steps.start('cleanup', `Deleting ${names.join(', ')}`);
+  const kept = await keptForOtherRuns(state);
+  if (kept.length > 0) objects = objects.filter((object) => object.namespace !== undefined);
+  steps.start('cleanup', `Deleting ${objects.map(describeObject).join(', ')}`);
   const report: CleanupReport = await cleanUp(options.client, objects, {
     timeoutMs: options.cleanupTimeoutMs ?? RUN_DEFAULTS.cleanupTimeoutMs,
     onSaw: (saw) => {
       steps.progress('cleanup', saw);
     },
+    onOutstanding: options.onOutstanding,
   });
   if (report.leftovers.length > 0) {
     steps.fail('cleanup', `Could not delete: ${report.leftovers.join('; ')}`);
@@ -118,5 +145,32 @@ async function cleanUpAfter(state: RunContext): Promise<UatResult['cleanup']> {
   } else {
     steps.done('cleanup', `Deleted ${report.deleted.join(', ')}`);
   }
-  return { kept: [], ...report };
+  for (const text of kept) state.reporter({ type: 'warning', message: text });
+  return { kept, ...report };
+}
+
+/**
+ * The run's Profile and namespace stay while another run that may still be alive has its Job or
+ * Secret in them (several CI jobs can share one Profile); a later run or `kfx uat clean` removes
+ * them once none does.
+ */
+async function keptForOtherRuns(state: RunContext): Promise<string[]> {
+  const owners = state.created.newestFirst().filter((object) => object.namespace === undefined);
+  if (owners.length === 0) return [];
+  let others: string[];
+  try {
+    const runs = await runsIn(state.options.client, state.namespace, new Date());
+    others = [...runs.alive.keys()].filter((runId) => runId !== state.runId);
+  } catch (error) {
+    state.reporter({
+      type: 'warning',
+      message: `could not tell whether other runs use namespace ${state.namespace}: ${errorMessage(error)}`,
+    });
+    return [];
+  }
+  if (others.length === 0) return [];
+  return owners.map(
+    (object) =>
+      `${describeObject(object)}: kept, run ${others.join(', ')} still uses it; a later run or \`kfx uat clean\` removes it once none does`,
+  );
 }
