@@ -37,7 +37,7 @@ describe('kfx completion bash', () => {
       'manifests',
       'serve',
     ]);
-    expect(complete('kfx uat ')).toEqual(['rbac', 'run']);
+    expect(complete('kfx uat ')).toEqual(['clean', 'rbac', 'run']);
     expect(complete('kfx uat r')).toEqual(['rbac', 'run']);
   });
 
@@ -56,7 +56,7 @@ describe('kfx completion bash', () => {
 
   it("offers an option's choices, and skips option values when finding the command", () => {
     expect(complete('kfx uat run --output ')).toEqual(['json', 'text']);
-    expect(complete('kfx -n uat uat ')).toEqual(['rbac', 'run']);
+    expect(complete('kfx -n uat uat ')).toEqual(['clean', 'rbac', 'run']);
     expect(complete('kfx --context run uat run --create-namespace a')).toEqual(['always', 'auto']);
   });
 
@@ -88,8 +88,8 @@ describe('kfx completion zsh', () => {
   });
 
   it.skipIf(!hasZsh)('finds the same commands and choices when zsh runs it', () => {
-    expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['rbac', 'run']);
-    expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual(['rbac', 'run']);
+    expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
+    expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
     expect(completeInZsh(['kfx', 'uat', 'run', '--output', ''])).toEqual(['json', 'text']);
   });
 });

@@ -1,6 +1,6 @@
 // Ctrl-C and SIGTERM during a command that must clean up: the first signal aborts the work (the
 // command then deletes what it created and exits 130/143); a second one exits at once, saying
-// that clean-up did not finish.
+// that clean-up did not finish and, when the command can tell, what it leaves behind.
 import { EXIT } from './cli-exit.js';
 
 export interface SignalScope {
@@ -12,7 +12,15 @@ export interface SignalScope {
   dispose(): void;
 }
 
-export function abortOnSignals(stderr: (text: string) => void): SignalScope {
+export interface SignalOptions {
+  /** What the command leaves behind when it exits at once (lines for stderr), if anything. */
+  leftBehind?: (() => string | undefined) | undefined;
+}
+
+export function abortOnSignals(
+  stderr: (text: string) => void,
+  options: SignalOptions = {},
+): SignalScope {
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   const code = (signal: NodeJS.Signals | undefined) =>
@@ -20,6 +28,8 @@ export function abortOnSignals(stderr: (text: string) => void): SignalScope {
   const handler = (signal: NodeJS.Signals) => {
     if (received) {
       stderr(`\nkfx: ${signal} again: exiting without finishing clean-up\n`);
+      const left = options.leftBehind?.();
+      if (left) stderr(left);
       process.exit(code(signal));
     }
     received = signal;

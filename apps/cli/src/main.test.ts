@@ -35,11 +35,13 @@ describe('kfx', () => {
     );
   });
 
+  // One process per command: on a busy machine, more than the default 5 s.
   it('shows examples in the help of every command', async () => {
     const commands = [
       ['uat'],
       ['uat', 'run'],
       ['uat', 'rbac'],
+      ['uat', 'clean'],
       ['completion'],
       ['demo'],
       ['preview'],
@@ -56,7 +58,7 @@ describe('kfx', () => {
       const { stdout } = await run(process.execPath, [main, ...command, '--help']);
       expect(stdout, command.join(' ')).toMatch(/Examples:\n {2}\$ (kfx|source)/);
     }
-  });
+  }, 60_000);
 
   it('exits 2 on a usage error, which 1 (failed tests) must not be confused with', async () => {
     await expect(run(process.execPath, [main, 'nope'])).rejects.toMatchObject({ code: 2 });
@@ -81,7 +83,13 @@ describe('kfx', () => {
     const docs = parseAllDocuments(stdout).map(
       (doc) => doc.toJS() as { kind: string; subjects?: unknown[] },
     );
-    expect(docs.map((d) => d.kind)).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    expect(docs.map((d) => d.kind)).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ClusterRole',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
     expect(docs[1]?.subjects).toEqual([
       { kind: 'ServiceAccount', name: 'uat-runner', namespace: 'ci' },
     ]);

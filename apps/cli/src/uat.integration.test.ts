@@ -5,10 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1Job, V1Secret } from '@kubernetes/client-node';
 import { KubeClient, resources } from '@kfx/kube-runtime';
 import {
   appendLog,
+  kubeconfigYaml,
+  kubectl,
   KWOK_ANNOTATIONS,
   serveLogsFromFile,
   startControlPlane,
@@ -30,6 +32,9 @@ beforeAll(async () => {
   client = KubeClient.fromKubeConfig(env.kubeConfig);
 });
 
+const secretEnv = join(dir, 'secret.env');
+writeFileSync(secretEnv, 'HTTPS_PROXY=http://ci:s3cret@proxy.corp.example:3128\n');
+
 afterAll(async () => {
   client.close();
   await env?.stop();
@@ -45,7 +50,10 @@ interface Exit {
 /** Runs `kfx` as CI would (CI=true, a dead proxy in the environment). */
 function kfx(
   args: string[],
-  options: { onStdout?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+  options: {
+    onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
+    onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+  } = {},
 ) {
   const child = spawn(process.execPath, [main, ...args], {
     env: {
@@ -66,7 +74,10 @@ function kfx(
     stdout += chunk.toString();
     options.onStdout?.(stdout, child);
   });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    options.onStderr?.(stderr, child);
+  });
   return new Promise<Exit>((resolve) =>
     child.on('close', (code) => {
       resolve({ code, stdout, stderr });
@@ -102,6 +113,63 @@ async function nothingLeft(namespace: string): Promise<void> {
     { description: `nothing left of the run in ${namespace}`, timeoutMs: 60_000 },
   );
 }
+
+const HOLD = 'test.kfx.dev/hold';
+
+interface HeldJob {
+  name: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Holds the run's Job in deletion with a finalizer of the test's own, so that its clean-up is
+ * certainly still going on when the test sends a signal; `release` lets it go.
+ */
+async function holdJob(namespace: string): Promise<HeldJob> {
+  const job = await waitFor(
+    async () => {
+      const jobs = await client.list<V1Job>(resources.jobs, { namespace });
+      const first = jobs.items[0];
+      return first ? { done: true, value: first } : { done: false, saw: 'no Job yet' };
+    },
+    { description: `the Job in ${namespace}`, timeoutMs: 60_000 },
+  );
+  const name = job.metadata?.name ?? '';
+  await client.patch(
+    resources.jobs,
+    name,
+    { metadata: { finalizers: [...(job.metadata?.finalizers ?? []), HOLD] } },
+    { namespace },
+  );
+  return {
+    name,
+    release: () =>
+      waitFor(
+        async () => {
+          const live = await client.get<V1Job>(resources.jobs, name, { namespace });
+          await client.patch(
+            resources.jobs,
+            name,
+            {
+              metadata: {
+                finalizers: (live.metadata?.finalizers ?? []).filter((f) => f !== HOLD),
+                resourceVersion: live.metadata?.resourceVersion,
+              },
+            },
+            { namespace },
+          );
+          return { done: true, value: undefined };
+        },
+        { description: `Job ${name} to be released`, timeoutMs: 30_000 },
+      ),
+  };
+}
+
+const jsonEvents = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('kfx uat run', () => {
   it('passes behind a dead proxy: its own API calls go direct, the suite gets the proxy', async () => {
@@ -148,18 +216,22 @@ describe('kfx uat run', () => {
     expect(readFileSync(join(artifacts, 'uat.log'), 'utf8')).toContain('collected 1 item\n');
 
     const result = events.at(-1) as unknown as { runId: string };
-    const configMap = await client.get<V1ConfigMap>(
-      resources.configMaps,
-      `kfx-uat-${result.runId}-env`,
-      { namespace: 'cli-pass' },
+    const secret = await client.get<V1Secret>(resources.secrets, `kfx-uat-${result.runId}-env`, {
+      namespace: 'cli-pass',
+    });
+    const data = Object.fromEntries(
+      Object.entries(secret.data ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value, 'base64').toString(),
+      ]),
     );
-    expect(configMap.data).toMatchObject({
+    expect(data).toMatchObject({
       HTTPS_PROXY: deadProxy,
       https_proxy: deadProxy,
       HTTP_PROXY: deadProxy,
       KFP_HOST: 'http://ml-pipeline.kubeflow:8888',
     });
-    expect(configMap.data?.NO_PROXY).toMatch(/^corp\.example,localhost,127\.0\.0\.1,\.svc,/);
+    expect(data.NO_PROXY).toMatch(/^corp\.example,localhost,127\.0\.0\.1,\.svc,/);
     await client.delete(resources.profiles, 'cli-pass', { propagationPolicy: 'Foreground' });
     await client.delete(resources.namespaces, 'cli-pass');
   });
@@ -265,11 +337,236 @@ describe('kfx uat run', () => {
       );
       expect(code).toBe(exitCode);
       expect(stderr).toContain(`kfx: ${signal}: stopping and cleaning up`);
-      expect(stdout).toMatch(/✓ Deleted Job \S+, ConfigMap \S+, Namespace \S+, Profile \S+/);
+      expect(stdout).toMatch(/✓ Deleted Job \S+, Secret \S+, Namespace \S+, Profile \S+/);
       expect(stdout.trim().split('\n').at(-1)).toMatch(
         new RegExp(`✗ INTERRUPTED: interrupted: ${signal} \\(exit ${exitCode}, `),
       );
       await nothingLeft(namespace);
     },
   );
+  it('exits 130 when SIGINT arrives during clean-up, once clean-up is done', async () => {
+    const namespace = 'cli-late-sigint';
+    await suiteLog(namespace, ['a short suite']);
+    let held: Promise<HeldJob> | undefined;
+    let sent = false;
+    let released: Promise<void> | undefined;
+    const { code, stdout, stderr } = await kfx(
+      [
+        'uat',
+        'run',
+        '--profile',
+        namespace,
+        '--image',
+        'uats:1',
+        '--controller-wait',
+        '1s',
+        '--pod-annotation',
+        `${KWOK_ANNOTATIONS.runFor}=4s`,
+        '--output',
+        'json',
+      ],
+      {
+        onStdout: (text, child) => {
+          if (!held && text.includes('"step":"job","status":"done"')) held = holdJob(namespace);
+          if (!sent && text.includes('"step":"cleanup","status":"start"')) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        },
+        onStderr: (text) => {
+          if (!released && text.includes('kfx: SIGINT')) released = held?.then((h) => h.release());
+        },
+      },
+    );
+    await released;
+    expect(stderr).toContain('kfx: SIGINT: stopping and cleaning up');
+    expect(code).toBe(130);
+    const result = jsonEvents(stdout).at(-1);
+    expect(result).toMatchObject({ type: 'result', outcome: 'interrupted', exitCode: 130 });
+    expect(result?.reason).toBe(
+      'interrupted during clean-up: SIGINT (before that: the suite passed)',
+    );
+    expect(result?.cleanup).toMatchObject({ leftovers: [] });
+    await nothingLeft(namespace);
+  });
+
+  it('on a second SIGINT during clean-up, exits 130 at once, naming what it leaves and how to remove it', async () => {
+    const namespace = 'cli-second-sigint';
+    await suiteLog(namespace, ['a short suite']);
+    let held: Promise<HeldJob> | undefined;
+    let signals = 0;
+    const { code, stderr } = await kfx(
+      [
+        'uat',
+        'run',
+        '--profile',
+        namespace,
+        '--image',
+        'uats:1',
+        '--controller-wait',
+        '1s',
+        '--env',
+        secretEnv,
+        '--pod-annotation',
+        `${KWOK_ANNOTATIONS.runFor}=4s`,
+        '--output',
+        'json',
+      ],
+      {
+        onStdout: (text, child) => {
+          if (!held && text.includes('"step":"job","status":"done"')) held = holdJob(namespace);
+          if (signals === 0 && text.includes('"step":"cleanup","status":"start"')) {
+            signals = 1;
+            child.kill('SIGINT');
+          }
+        },
+        onStderr: (text, child) => {
+          if (signals === 1 && text.includes('kfx: SIGINT: stopping')) {
+            signals = 2;
+            child.kill('SIGINT');
+          }
+        },
+      },
+    );
+    expect(code).toBe(130);
+    expect(stderr).toContain('kfx: SIGINT again: exiting without finishing clean-up');
+    const job = (await held)?.name ?? '';
+    const runId = /^kfx-uat-(\w+)$/.exec(job)?.[1] ?? '';
+    expect(stderr).toMatch(
+      new RegExp(
+        `left behind: Job ${namespace}/${job}, .*Namespace ${namespace}, Profile ${namespace}\n`,
+      ),
+    );
+    expect(stderr).toContain(
+      `to remove it: kfx uat clean --profile ${namespace} --run-id ${runId}\n`,
+    );
+    await (await held)?.release();
+    const clean = await kfx(['uat', 'clean', '--profile', namespace, '--run-id', runId]);
+    expect(clean.stderr).toBe('');
+    expect(clean.code).toBe(0);
+    await nothingLeft(namespace);
+  });
+
+  it('after SIGKILL, leaves what `kfx uat clean --run-id` removes, and spares it without --run-id', async () => {
+    const namespace = 'cli-sigkill';
+    await suiteLog(namespace, ['a long suite starts']);
+    let job = '';
+    const killed = await kfx(
+      [
+        'uat',
+        'run',
+        '--profile',
+        namespace,
+        '--image',
+        'uats:1',
+        '--controller-wait',
+        '1s',
+        '--env',
+        secretEnv,
+        '--pod-annotation',
+        `${KWOK_ANNOTATIONS.runFor}=120s`,
+      ],
+      {
+        onStdout: (text, child) => {
+          job ||= /Job cli-sigkill\/(kfx-uat-\w+) created/.exec(text)?.[1] ?? '';
+          if (text.includes('│ a long suite starts')) child.kill('SIGKILL');
+        },
+      },
+    );
+    expect(killed.code).toBeNull();
+    const runId = job.replace('kfx-uat-', '');
+    // The Job goes by itself once it ends; the variables sit in a Secret, not a ConfigMap.
+    const left = await client.get<V1Job>(resources.jobs, job, { namespace });
+    expect(left.spec?.ttlSecondsAfterFinished).toBeGreaterThan(0);
+    expect(left.spec?.template.spec?.containers[0]?.envFrom).toEqual([
+      { secretRef: { name: `${job}-env`, optional: true } },
+    ]);
+    expect(await exists(client.get(resources.secrets, `${job}-env`, { namespace }))).toBe(true);
+    const configMaps = await client.list(resources.configMaps, {
+      namespace,
+      labelSelector: `uat.kfx.dev/run-id=${runId}`,
+    });
+    expect(configMaps.items).toEqual([]);
+
+    // Without --run-id, a run within its deadline may still be alive somewhere: spared.
+    const spared = await kfx(['uat', 'clean', '--profile', namespace]);
+    expect(spared.code).toBe(0);
+    expect(spared.stdout).toMatch(
+      new RegExp(`Spared run ${runId}: it may still be running \\(until `),
+    );
+    expect(await exists(client.get(resources.jobs, job, { namespace }))).toBe(true);
+
+    const cleaned = await kfx(['uat', 'clean', '--profile', namespace, '--run-id', runId]);
+    expect(cleaned.code).toBe(0);
+    expect(cleaned.stdout).toContain(`Deleted Job ${namespace}/${job}`);
+    await nothingLeft(namespace);
+  });
+  it('runs and cleans up as a service account that holds only what `kfx uat rbac` prints', async () => {
+    const profile = 'cli-least';
+    const cluster = env;
+    if (!cluster) throw new Error('the control plane did not start');
+    await client.create(resources.namespaces, { metadata: { name: 'ci' } });
+    await client.create(resources.serviceAccounts, {
+      metadata: { name: 'uat-runner', namespace: 'ci' },
+    });
+    const rbac = await kfx([
+      'uat',
+      'rbac',
+      '--profile',
+      profile,
+      '--service-account',
+      'ci:uat-runner',
+    ]);
+    expect(rbac.code).toBe(0);
+    await kubectl(cluster.kubeconfigPath, ['apply', '-f', '-'], rbac.stdout);
+    const answer = await client.request<{ status?: { token?: string } }>(
+      'POST',
+      '/api/v1/namespaces/ci/serviceaccounts/uat-runner/token',
+      { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } },
+    );
+    const kubeconfig = join(dir, 'uat-runner.kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      kubeconfigYaml({
+        server: cluster.server,
+        caCert: cluster.caCert,
+        user: 'uat-runner',
+        token: answer.status?.token ?? '',
+      }),
+    );
+    // The admission policy takes effect a moment after it is stored.
+    await waitFor(
+      () =>
+        kubectl(kubeconfig, ['create', 'namespace', 'not-the-uat-one', '--dry-run=server']).then(
+          () => ({ done: false as const, saw: 'a namespace of another name is still allowed' }),
+          () => ({ done: true as const, value: 0 }),
+        ),
+      { description: 'the admission policy to be enforced', timeoutMs: 60_000 },
+    );
+    await suiteLog(profile, ['as the uat-runner service account']);
+    const run = await kfx([
+      '--kubeconfig',
+      kubeconfig,
+      'uat',
+      'run',
+      '--profile',
+      profile,
+      '--image',
+      'uats:1',
+      '--controller-wait',
+      '1s',
+      '--env',
+      secretEnv,
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('│ as the uat-runner service account');
+    await nothingLeft(profile);
+    const clean = await kfx(['--kubeconfig', kubeconfig, 'uat', 'clean', '--profile', profile]);
+    expect(clean).toMatchObject({
+      code: 0,
+      stdout: `Nothing of a kfx uat run in Profile ${profile}.\n`,
+      stderr: '',
+    });
+  });
 });

@@ -1,10 +1,21 @@
-// `kfx uat rbac`: the ClusterRole and binding `kfx uat run` needs, for `kubectl apply -f -`.
+// `kfx uat rbac`: the least privilege `kfx uat run` and `kfx uat clean` need, for
+// `kubectl apply -f -`: for Profile runs, rights on the one UAT Profile and namespace plus an
+// admission policy; for runs in an existing namespace (-n), a Role there and nothing else.
 import { Command } from 'commander';
-import { parseServiceAccount, rbacYaml, RUN_DEFAULTS, type RbacSubject } from '@kfx/uat-runner';
+import {
+  DEFAULT_RBAC_NAME,
+  parseServiceAccount,
+  rbacYaml,
+  RUN_DEFAULTS,
+  type RbacSubject,
+} from '@kfx/uat-runner';
 import { CliError } from '../cli-exit.js';
+import { globalOptions } from '../cli-kube.js';
 
 interface RbacFlags {
   name: string;
+  profile?: string;
+  owner: string;
   serviceAccount?: string;
   user?: string;
   group?: string;
@@ -13,10 +24,13 @@ interface RbacFlags {
 
 export function uatRbacCommand(): Command {
   return new Command('rbac')
-    .description(
-      'Print the least-privilege ClusterRole and ClusterRoleBinding that `kfx uat run` needs.',
+    .description('Print the least-privilege RBAC that `kfx uat run` and `kfx uat clean` need.')
+    .option(
+      '--profile <name>',
+      `the one Profile (and namespace) the runs may create and delete (default: ${RUN_DEFAULTS.profile})`,
     )
-    .option('--name <name>', 'name of both objects', 'kfx-uat-runner')
+    .option('--owner <user>', 'the only owner such a Profile may have', RUN_DEFAULTS.owner)
+    .option('--name <name>', 'name of the objects', DEFAULT_RBAC_NAME)
     .option(
       '--service-account <namespace:name>',
       'bind this service account (default: kfx-system:kfx-uat)',
@@ -32,19 +46,31 @@ export function uatRbacCommand(): Command {
       'after',
       `
 Examples:
-  $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
-  $ kfx uat rbac --user ci-bot@corp.example > uat-rbac.yaml
+  $ kfx uat rbac --profile uat-ci --service-account ci:uat-runner | kubectl apply -f -
+  $ kfx -n ci-tests uat rbac --user ci-bot@corp.example > uat-rbac.yaml
 
-The role allows exactly what the runner does: Profiles and namespaces (get, create, delete),
-service accounts and role bindings in the namespace it makes, ConfigMaps, Jobs, pods and their
-logs, events (list), and binding the editor ClusterRole (and no other) to the suite.`,
+For Profile runs (the default): a ClusterRole and binding with get/delete on the Profile and
+namespace of that one name, create on Profiles, namespaces and RoleBindings, and bind on the
+editor role and on <name>-in-namespace; the ClusterRole <name>-in-namespace (service accounts,
+Secrets, Jobs, pods and their logs, events), which the runner binds to itself in the test
+namespace once it exists; and a ValidatingAdmissionPolicy (Kubernetes 1.30 or later) that lets
+this identity create only that Profile (with --owner, no plugins) and namespace, RoleBindings
+only there, and delete only what the runner made. Dedicate the identity to UATs: the policy
+applies to all its requests.
+
+With -n NAMESPACE (for \`kfx uat run -n NAMESPACE\`): a Role and RoleBinding in that namespace,
+nothing cluster-wide.`,
     )
     .action(function (this: Command) {
       const flags = this.opts<RbacFlags>();
+      const { namespace } = globalOptions(this);
       process.stdout.write(
         rbacYaml({
           name: flags.name,
           subject: subject(flags),
+          profile: flags.profile,
+          owner: flags.owner,
+          namespace,
           editorClusterRole: flags.editorClusterRole,
         }),
       );

@@ -7,6 +7,7 @@ const flags: RunFlags = {
   controllerWait: '10s',
   profileTimeout: '2m',
   editorClusterRole: 'edit',
+  runnerRole: 'kfx-uat-runner-in-namespace',
   image: 'uats:1',
   timeout: '1h',
   startTimeout: '5m',
@@ -43,6 +44,8 @@ describe('runInputFrom', () => {
     expect(input.timeoutMs).toBe(5_400_000);
     expect(input.env).toEqual({});
     expect(input.namespace).toBeUndefined();
+    // Fixed before the run starts, so that an interrupted run can be named for `kfx uat clean`.
+    expect(input.runId).toMatch(/^[a-z0-9]{5}$/);
   });
 
   it("fills the env from the machine's proxy, the env file winning where both set a name", () => {
@@ -77,6 +80,7 @@ describe('runInputFrom', () => {
       [{ podAnnotation: ['novalue'] }, '--pod-annotation: expected KEY=VALUE, found "novalue"'],
       [{ command: "pytest 'x" }, /--command: unterminated ' quote/],
       [{ image: undefined }, 'nothing to run: give --image (and --command) or --job FILE'],
+      [{ runId: 'Run_1' }, '--run-id: "Run_1" is not a valid run id'],
     ];
     for (const [change, message] of mistakes) {
       expect(() => runInputFrom({ ...flags, ...change }, {}, {}, readFile)).toThrow(message);

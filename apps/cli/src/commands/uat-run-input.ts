@@ -3,6 +3,8 @@
 // the env file, a Job manifest that is not a Job, a duration that is not one.
 import { readFileSync } from 'node:fs';
 import {
+  isRunId,
+  newRunId,
   parseDuration,
   parseEnvFile,
   proxyEnvFrom,
@@ -22,6 +24,8 @@ export interface RunFlags {
   controllerWait: string;
   profileTimeout: string;
   editorClusterRole: string;
+  runnerRole: string;
+  runId?: string | undefined;
   env?: string | undefined;
   proxyFromEnv?: boolean | undefined;
   image?: string | undefined;
@@ -40,7 +44,10 @@ export interface RunFlags {
   output: OutputFormat;
 }
 
-export type RunInput = Omit<UatRunOptions, 'client' | 'reporter' | 'signal' | 'logger'>;
+/** The run's options with its id fixed, so the command can name the run before it ends. */
+export type RunInput = Omit<UatRunOptions, 'client' | 'reporter' | 'signal' | 'logger'> & {
+  runId: string;
+};
 
 export function runInputFrom(
   flags: RunFlags,
@@ -56,6 +63,11 @@ export function runInputFrom(
   if (flags.image === undefined && flags.job === undefined) {
     throw new CliError('nothing to run: give --image (and --command) or --job FILE');
   }
+  if (flags.runId !== undefined && !isRunId(flags.runId)) {
+    throw new CliError(
+      `--run-id: "${flags.runId}" is not a valid run id (lower-case letters, digits and "-", at most 20)`,
+    );
+  }
   const env = {
     ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
     ...(flags.env === undefined ? {} : parseEnvFile(read(flags.env, '--env', readFile), flags.env)),
@@ -68,6 +80,8 @@ export function runInputFrom(
     controllerWaitMs: parseDuration(flags.controllerWait, '--controller-wait'),
     profileTimeoutMs: parseDuration(flags.profileTimeout, '--profile-timeout'),
     editorClusterRole: flags.editorClusterRole,
+    runnerRole: flags.runnerRole,
+    runId: flags.runId ?? newRunId(),
     env,
     manifest:
       flags.job === undefined

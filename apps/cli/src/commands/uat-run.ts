@@ -1,12 +1,14 @@
 // `kfx uat run`: the command CI calls. Flags are checked first, then the run is handed to
 // @kfx/uat-runner with a renderer for the chosen output and Ctrl-C/SIGTERM wired to clean-up.
+// Whatever stays behind (clean-up cut short by a second signal, or objects that would not go)
+// is named on stderr with the `kfx uat clean` command that removes it.
 import { Command, Option } from 'commander';
 import { formatDuration, RUN_DEFAULTS, runUat } from '@kfx/uat-runner';
 import { EXIT_CODES_HELP } from '../cli-exit.js';
-import { cliLogger, globalOptions, kubeClient } from '../cli-kube.js';
+import { cliLogger, globalOptions, kubeClient, type GlobalOptions } from '../cli-kube.js';
 import { createRenderer, OUTPUT_FORMATS, stdoutOutput } from '../cli-render.js';
 import { abortOnSignals } from '../cli-signals.js';
-import { runInputFrom, type RunFlags } from './uat-run-input.js';
+import { runInputFrom, type RunFlags, type RunInput } from './uat-run-input.js';
 
 const d = formatDuration;
 
@@ -44,6 +46,15 @@ export function uatRunCommand(): Command {
       "ClusterRole for the suite's service account in a namespace the runner makes",
       RUN_DEFAULTS.editorClusterRole,
     )
+    .option(
+      '--runner-role <name>',
+      'ClusterRole the runner binds to itself in the test namespace when it lacks rights there',
+      RUN_DEFAULTS.runnerRole,
+    )
+    .option(
+      '--run-id <id>',
+      "names the run's objects, for `kfx uat clean --run-id` (default: 5 random characters)",
+    )
     .optionsGroup('The suite:')
     .option('--image <image>', "the suite's container image")
     .option('--command <command>', 'its command, split like a shell would (no shell runs it)')
@@ -62,7 +73,7 @@ export function uatRunCommand(): Command {
       '--junit-file <path>',
       'a JUnit file the suite writes in its container; printed into the log when it ends',
     )
-    .option('--env <file>', 'KEY=VALUE lines: a ConfigMap the suite reads with envFrom')
+    .option('--env <file>', 'KEY=VALUE lines: a Secret the suite reads with envFrom')
     .option('--proxy-from-env', "add this machine's HTTP(S)_PROXY and NO_PROXY (both cases) to it")
     .optionsGroup('Time limits:')
     .option(
@@ -82,7 +93,10 @@ export function uatRunCommand(): Command {
     )
     .optionsGroup('Results:')
     .option('--artifacts <dir>', 'write uat.log, junit.xml and summary.json here')
-    .option('--keep', 'leave the Profile, namespace, ConfigMap and Job in place for debugging')
+    .option(
+      '--keep',
+      'leave the Profile, namespace, Secret and Job in place for debugging (only clean --run-id removes them)',
+    )
     .addOption(
       new Option(
         '-o, --output <format>',
@@ -108,6 +122,10 @@ controller, --create-namespace auto makes the namespace and service account afte
 JUnit: lines between "--- kfx:junit begin ---" and "--- kfx:junit end ---" in the suite's log
 become junit.xml; --junit-file prints the file between them when the suite ends.
 
+Leftovers: a run first removes what dead runs left in its Profile or namespace (runs past their
+deadline: start + 2 x (--profile-timeout + --cleanup-timeout) + --timeout + 15m). A run cut short
+names what it leaves and the \`kfx uat clean\` command that removes it.
+
 ${EXIT_CODES_HELP}`,
     )
     .action(run);
@@ -124,13 +142,23 @@ async function run(this: Command): Promise<void> {
   const logger = cliLogger(globals);
   const client = kubeClient(globals, logger);
   const renderer = createRenderer(flags.output, stdoutOutput(), process.env);
-  const signals = abortOnSignals((text) => process.stderr.write(text));
+  const clean = cleanCommand(input, globals);
+  let outstanding: string[] = [];
+  const signals = abortOnSignals((text) => process.stderr.write(text), {
+    leftBehind: () =>
+      outstanding.length === 0
+        ? undefined
+        : `kfx: left behind: ${outstanding.join(', ')}\nkfx: to remove it: ${clean}\n`,
+  });
   try {
     const result = await runUat({
       ...input,
       client,
       logger,
       signal: signals.signal,
+      onOutstanding: (objects) => {
+        outstanding = objects;
+      },
       reporter: (event) => {
         renderer.event(event);
       },
@@ -138,6 +166,9 @@ async function run(this: Command): Promise<void> {
     // 130 after Ctrl-C, 143 after SIGTERM (summary.json says 130 for any interruption).
     if (result.outcome === 'interrupted') result.exitCode = signals.exitCode();
     renderer.result(result);
+    if (result.cleanup.leftovers.length > 0) {
+      process.stderr.write(`kfx: to remove what is left once it can go: ${clean}\n`);
+    }
     process.exitCode = result.exitCode;
   } finally {
     renderer.close();
@@ -145,3 +176,20 @@ async function run(this: Command): Promise<void> {
     client.close();
   }
 }
+
+/** The `kfx uat clean` command line that removes this run's objects. */
+function cleanCommand(input: RunInput, globals: GlobalOptions): string {
+  const words = ['kfx', 'uat', 'clean'];
+  if (globals.kubeconfig !== undefined) words.push('--kubeconfig', globals.kubeconfig);
+  if (globals.context !== undefined) words.push('--context', globals.context);
+  if (input.namespace !== undefined) words.push('-n', input.namespace);
+  else words.push('--profile', input.profile ?? RUN_DEFAULTS.profile);
+  if (input.runnerRole !== undefined && input.runnerRole !== RUN_DEFAULTS.runnerRole) {
+    words.push('--runner-role', input.runnerRole);
+  }
+  words.push('--run-id', input.runId);
+  return words.map(shellWord).join(' ');
+}
+
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;

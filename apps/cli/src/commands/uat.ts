@@ -1,5 +1,6 @@
 // `kfx uat`: user-acceptance tests in the cluster.
 import { Command } from 'commander';
+import { uatCleanCommand } from './uat-clean.js';
 import { uatRbacCommand } from './uat-rbac.js';
 import { uatRunCommand } from './uat-run.js';
 
@@ -8,11 +9,13 @@ export function uatCommand(): Command {
     .description('Run acceptance-test suites inside the cluster from CI.')
     .addCommand(uatRunCommand())
     .addCommand(uatRbacCommand())
+    .addCommand(uatCleanCommand())
     .addHelpText(
       'after',
       `
 Examples:
   $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest tests/" --artifacts out/
-  $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -`,
+  $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
+  $ kfx uat clean --run-id k3x9a`,
     );
 }
