@@ -2,7 +2,13 @@
 // kfx-controller binary keeps the guide's ConfigMap, key for key, in a namespace that had the
 // hand-made copy and in a new Profile's namespace, and puts a deleted one back.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
-import { applyManifests, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  applyManifests,
+  profileNamespace,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,11 +38,11 @@ beforeAll(async () => {
   if (!old) throw new Error(`${guide.file}: the old-configmap block holds no ConfigMap`);
   env = await startControlPlane();
   kubeconfig = env.kubeconfigPath;
-  // The namespaces come from the upstream Kubeflow profile controller; alice had the script's copy.
-  await kubectlOk(kubeconfig, ['create', 'namespace', 'alice']);
-  await kubectlOk(kubeconfig, ['create', 'namespace', 'bob']);
+  const profiles = await applyManifests(kubeconfig, [profile('alice'), profile('bob')]);
+  // The namespaces come from the upstream Kubeflow profile controller (owned by their Profiles);
+  // alice had the script's copy.
+  await applyManifests(kubeconfig, profiles.map(profileNamespace));
   await kubectlOk(kubeconfig, ['apply', '-f', '-'], JSON.stringify(old));
-  await applyManifests(kubeconfig, [profile('alice'), profile('bob')]);
   controller = await startControllerFromChart({
     values: guide.text('controller-values'),
     kubeconfigPath: kubeconfig,
