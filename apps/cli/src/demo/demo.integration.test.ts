@@ -1,25 +1,41 @@
 // `kfx demo` end to end, as `npm start` runs it: the built CLI starts a control plane, the real
-// kfx-webhook and kfx-controller, and shows what each did.
+// kfx-webhook and kfx-controller, and shows what each did. Where the machine can run a real node
+// the pods really run: a container fetches through squid and the UAT suite executes; elsewhere the
+// demo says plainly that kwok simulates them.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { realNodeSupport } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const real = realNodeSupport().available;
 
 describe('kfx demo', () => {
-  it('shows the per-profile objects, injected variables, rewritten class and a passing UAT', async () => {
-    const { stdout } = await run(process.execPath, [main, 'demo'], { timeout: 170_000 });
+  it(`shows the per-profile objects, injected variables, rewritten class and a passing UAT (${real ? 'real node' : 'kwok'})`, async () => {
+    const { stdout } = await run(process.execPath, [main, 'demo'], { timeout: 240_000 });
     expect(stdout).toMatch(/✓ control plane ready at https:\/\/127\.0\.0\.1:\d+/);
     expect(stdout).toMatch(
       /ResourceQuota +quotas +quotas +requests\.cpu=8 requests\.nvidia\.com\/gpu=1/,
     );
-    expect(stdout).toMatch(/notebook +HTTPS_PROXY +http:\/\/proxy\.demo\.example:3128/);
+    const proxy = real ? 'http://10\\.233\\.\\d+\\.1:3128' : 'http://proxy\\.demo\\.example:3128';
+    expect(stdout).toMatch(new RegExp(`notebook +HTTPS_PROXY +${proxy}`));
     expect(stdout).toMatch(/notebook +http_proxy +http:\/\/team-proxy:8080/);
     expect(stdout).toMatch(/shared-data +ReadWriteMany +nfs-client +standard/);
     expect(stdout).toMatch(/scratch +ReadWriteOnce +standard +\(not rewritten\)/);
     expect(stdout).toMatch(/passed +0 +3 +0/);
+    if (real) {
+      expect(stdout).toContain('Pods run on a real node');
+      // The container's output, and squid's record of the same pod.
+      expect(stdout).toMatch(
+        /(10\.233\.\d+\.\d+) +Succeeded +hello from the internet +\1 GET TCP_MISS\/200/,
+      );
+      expect(stdout).toContain('UAT run (kfx uat run), in a real container on kfx-node');
+      expect(stdout).toContain('tests/test_platform.py::test_internet_through_proxy PASSED');
+    } else {
+      expect(stdout).toContain('Pods run on kwok: simulated, no container runs');
+    }
     expect(stdout).toContain('✓ demo finished');
   });
 });

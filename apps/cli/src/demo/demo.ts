@@ -1,6 +1,9 @@
 // `kfx demo`: the local demonstration that `npm start` runs. An embedded control plane (etcd,
-// kube-apiserver, controller-manager, scheduler, kwok), the real kfx-webhook and kfx-controller
-// binaries against it, then a Profile, a Pod, two claims and a UAT run, each with what kfx did.
+// kube-apiserver, controller-manager, scheduler) with a real node (containerd + kubelet) where the
+// machine allows one, kwok's simulated node where it does not; the real kfx-webhook and
+// kfx-controller binaries against it, then a Profile, a Pod, two claims and a UAT run, each with
+// what kfx did. On a real node a container also fetches through a real proxy, and the UAT suite
+// really runs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -18,18 +21,30 @@ import { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startApp } from './apps.js';
+import { showRealFetch, showRealUat, startEgress, type Egress } from './real-node.js';
 import { showClaims, showPod, showProfile, showUat } from './scenario.js';
 import { loadTestenv, type Testenv } from './testenv.js';
 
-export const DEMO_STEPS = [
-  'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)',
-  'start kfx-webhook and kfx-controller against it',
-  'create a Profile with quota labels and show the per-profile objects',
-  'create a Pod and show the injected proxy variables',
-  'create ReadWriteMany and ReadWriteOnce claims and show the StorageClasses they got',
-  'run a UAT Job and show its result',
-] as const;
+/** The steps, on a real node (`real`) or on kwok. */
+export function demoSteps(real: boolean): string[] {
+  return [
+    real
+      ? 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler) and a real node (containerd + kubelet), with squid as the egress proxy'
+      : 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)',
+    'start kfx-webhook and kfx-controller against it',
+    'create a Profile with quota labels and show the per-profile objects',
+    'create a Pod and show the injected proxy variables',
+    ...(real
+      ? ['run a container with no proxy settings that fetches from outside: through the proxy']
+      : []),
+    'create ReadWriteMany and ReadWriteOnce claims and show the StorageClasses they got',
+    real
+      ? 'run a real UAT suite as a Job and show its result'
+      : 'run a UAT Job and show its result',
+  ];
+}
 
+/** Where the demo's proxy points when nothing listens there (kwok runs no container). */
 const DEMO_PROXY = 'http://proxy.demo.example:3128';
 
 function clock(): (line: string) => void {
@@ -43,6 +58,7 @@ function clock(): (line: string) => void {
 async function startWebhook(
   testenv: Testenv,
   env: ControlPlane,
+  proxy: string,
   log: (l: string) => void,
 ): Promise<ManagedProcess> {
   const ca = createCertificateAuthority({ commonName: 'kfx demo CA' });
@@ -59,7 +75,7 @@ async function startWebhook(
       port,
       metricsPort,
       tls: { certFile, keyFile },
-      proxyInjector: { httpProxy: DEMO_PROXY, httpsProxy: DEMO_PROXY, noProxy: ['.corp.example'] },
+      proxyInjector: { httpProxy: proxy, httpsProxy: proxy, noProxy: ['.corp.example'] },
       pvcRewriter: {
         rules: [
           {
@@ -109,6 +125,7 @@ async function startWebhook(
 async function startController(
   testenv: Testenv,
   env: ControlPlane,
+  proxy: string,
   log: (l: string) => void,
 ): Promise<ManagedProcess> {
   const metricsPort = await testenv.freePort();
@@ -125,8 +142,8 @@ async function startController(
         },
         'network-policies': {},
         'proxy-config': {
-          httpProxy: DEMO_PROXY,
-          httpsProxy: DEMO_PROXY,
+          httpProxy: proxy,
+          httpsProxy: proxy,
           noProxy: ['.corp.example'],
         },
       },
@@ -180,18 +197,25 @@ async function waitForWebhook(testenv: Testenv, client: KubeClient): Promise<voi
 
 async function runDemo(options: { keep?: boolean }): Promise<void> {
   const log = clock();
+  const testenv = await loadTestenv();
+  const support = testenv.realNodeSupport();
   console.log('kfx demo: what it shows, step by step');
-  DEMO_STEPS.forEach((s, i) => {
+  demoSteps(support.available).forEach((s, i) => {
     console.log(`  ${i + 1}. ${s}`);
   });
-  console.log('');
-  const testenv = await loadTestenv();
+  console.log(
+    support.available
+      ? '\nPods run on a real node: containerd and a kubelet on this machine, nothing pulled.\n'
+      : `\nPods run on kwok: simulated, no container runs (no real node here: ${support.reason ?? 'unknown'}).\n`,
+  );
   const env = await testenv.startControlPlane({
-    components: ['controller-manager', 'scheduler', 'kwok'],
+    components: support.available ? ['node'] : ['controller-manager', 'scheduler', 'kwok'],
     progress: (line) => {
       log(line);
     },
   });
+  const node = env.node;
+  let egress: Egress | undefined;
   const apps: ManagedProcess[] = [];
   const client = KubeClient.fromKubeConfig(env.kubeConfig, {
     userAgent: 'kfx-demo',
@@ -199,6 +223,12 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
   });
   try {
     log(`✓ control plane ready at ${env.server}`);
+    if (node) {
+      log(`✓ real node ${node.name} ready at ${node.ip} (pods on ${node.subnet})`);
+      egress = await startEgress(testenv, node);
+      log(`✓ squid forwarding the node's pods at ${egress.proxyUrl}`);
+    }
+    const proxy = egress?.proxyUrl ?? DEMO_PROXY;
     await testenv.applyManifests(env.kubeconfigPath, [
       {
         apiVersion: 'storage.k8s.io/v1',
@@ -216,23 +246,33 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
         provisioner: 'nfs.csi.k8s.io',
       },
     ] as never);
-    apps.push(await startWebhook(testenv, env, log));
+    apps.push(await startWebhook(testenv, env, proxy, log));
     await waitForWebhook(testenv, client);
-    apps.push(await startController(testenv, env, log));
+    apps.push(await startController(testenv, env, proxy, log));
 
+    const real = node && egress ? { node, egress } : undefined;
     const sections: [string, () => Promise<string>][] = [
       ['Per-profile policy (kfx-controller)', () => showProfile(testenv, client)],
-      ['Proxy variables (kfx-webhook, proxy-injector)', () => showPod(client)],
-      ['Storage classes (kfx-webhook, pvc-rewriter)', () => showClaims(client)],
+      ['Proxy variables (kfx-webhook, proxy-injector)', () => showPod(testenv, client)],
     ];
+    if (real) {
+      sections.push([
+        'A real container using them (real node, squid)',
+        () => showRealFetch(testenv, client, real.node, real.egress),
+      ]);
+    }
+    sections.push(['Storage classes (kfx-webhook, pvc-rewriter)', () => showClaims(client)]);
     for (const [title, show] of sections) {
       log(title);
       console.log(`${await show()}\n`);
     }
     log('User-acceptance tests (kfx uat run)');
-    const uat = await showUat(testenv, client, env, (line) => {
+    const print = (line: string) => {
       console.log(line);
-    });
+    };
+    const uat = real
+      ? await showRealUat(client, env, real.node, real.egress, print)
+      : await showUat(testenv, client, env, print);
     console.log(`${uat.text}\n`);
     if (!options.keep)
       console.log('  (the artifacts go with the control plane at the end; --keep keeps both)\n');
@@ -251,6 +291,7 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
   } finally {
     client.close();
     for (const app of apps.reverse()) await app.stop();
+    await egress?.stop();
     await env.stop();
   }
 }

@@ -12,7 +12,7 @@ import type {
 } from '@kubernetes/client-node';
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
 import type { ControlPlane } from '@kfx/testenv';
-import { JUNIT_BEGIN, JUNIT_END, runUat, type UatResult } from '@kfx/uat-runner';
+import { JUNIT_BEGIN, JUNIT_END, runUat, type Reporter, type UatResult } from '@kfx/uat-runner';
 import { table } from './table.js';
 import type { Testenv } from './testenv.js';
 
@@ -81,8 +81,20 @@ export async function showProfile(testenv: Testenv, client: KubeClient): Promise
   ].join('\n');
 }
 
-/** A Pod whose init container, app container and sidecar get the proxy variables. */
-export async function showPod(client: KubeClient): Promise<string> {
+/**
+ * A Pod whose init container, app container and sidecar get the proxy variables: a server-side
+ * dry run, so the API server admits it (webhook included) and answers what it would store, and
+ * nothing tries to pull its images.
+ */
+export async function showPod(testenv: Testenv, client: KubeClient): Promise<string> {
+  // Pods are admitted once their namespace's default service account exists.
+  await testenv.waitFor(
+    async () => {
+      await client.get(resources.serviceAccounts, 'default', { namespace: DEMO_PROFILE });
+      return { done: true, value: undefined };
+    },
+    { description: `the default service account of ${DEMO_PROFILE}`, timeoutMs: 60_000 },
+  );
   const pod = await client.create<V1Pod>(
     resources.pods,
     {
@@ -101,7 +113,7 @@ export async function showPod(client: KubeClient): Promise<string> {
         ],
       },
     },
-    { namespace: DEMO_PROFILE },
+    { namespace: DEMO_PROFILE, dryRun: true },
   );
   const containers: V1Container[] = [
     ...(pod.spec?.initContainers ?? []),
@@ -114,7 +126,7 @@ export async function showPod(client: KubeClient): Promise<string> {
     return vars.map((e) => [c.name, e.name, shorten(e.value ?? '')]);
   });
   return [
-    `Pod ${DEMO_PROFILE}/notebook as the API server stored it (kfx-webhook /mutate/proxy-injector):`,
+    `Pod ${DEMO_PROFILE}/notebook as the API server would store it (kfx-webhook /mutate/proxy-injector, server-side dry run):`,
     table(['CONTAINER', 'VARIABLE', 'VALUE'], rows),
     '  notebook keeps its own http_proxy; neither case of it is touched.',
   ].join('\n');
@@ -183,32 +195,41 @@ export async function showUat(
       podAnnotations: { [testenv.KWOK_ANNOTATIONS.runFor]: '2s' },
       artifactsDir: join(env.dir, 'uat-artifacts'),
       timeoutMs: 120_000,
-      reporter: (event) => {
-        if (event.type === 'step' && event.status !== 'start')
-          log(`  uat ${event.step}: ${event.message}`);
-        if (event.type === 'log') log(`  │ ${event.text}`);
-      },
+      reporter: uatReporter(log),
     });
-    const junit = result.junit;
-    const text = [
-      'UAT run (kfx uat run), on a kwok node:',
-      table(
-        ['OUTCOME', 'EXIT', 'TESTS', 'FAILURES', 'LOG LINES', 'ARTIFACTS'],
-        [
-          [
-            result.outcome,
-            String(result.exitCode),
-            String(junit?.tests ?? '-'),
-            String(junit?.failures ?? '-'),
-            String(result.log.lines),
-            result.artifactsDir ?? '',
-          ],
-        ],
-      ),
-      `  ${result.reason}`,
-    ].join('\n');
-    return { text, result };
+    return { text: uatSummary(result, 'on a kwok node'), result };
   } finally {
     await removeLogs();
   }
+}
+
+/** Prints a UAT run's steps and its suite's log as they happen. */
+export const uatReporter =
+  (log: (line: string) => void): Reporter =>
+  (event) => {
+    if (event.type === 'step' && event.status !== 'start')
+      log(`  uat ${event.step}: ${event.message}`);
+    if (event.type === 'log') log(`  │ ${event.text}`);
+  };
+
+/** The table of a UAT run's result. */
+export function uatSummary(result: UatResult, where: string): string {
+  const junit = result.junit;
+  return [
+    `UAT run (kfx uat run), ${where}:`,
+    table(
+      ['OUTCOME', 'EXIT', 'TESTS', 'FAILURES', 'LOG LINES', 'ARTIFACTS'],
+      [
+        [
+          result.outcome,
+          String(result.exitCode),
+          String(junit?.tests ?? '-'),
+          String(junit?.failures ?? '-'),
+          String(result.log.lines),
+          result.artifactsDir ?? '',
+        ],
+      ],
+    ),
+    `  ${result.reason}`,
+  ].join('\n');
 }
