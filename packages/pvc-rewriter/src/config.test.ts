@@ -62,7 +62,46 @@ describe('pvcRewriter configuration', () => {
       'pvcRewriter.rules[4].namespaceSelector.matchExpressions[0].values: In needs values',
       'pvcRewriter.rules[4].namespaceSelector.matchExpressions[1].key: expected a label key such as team or example.com/tier',
       'pvcRewriter.rules[4].namespaceSelector.matchExpressions[1].values: Exists takes no values',
-      'pvcRewriter.rules[5]: expected a rule (accessModes, fromStorageClassNames, namespaceSelector, storageClassName)',
+      'pvcRewriter.rules[5]: expected a rule (accessModes, fromStorageClassNames, namespaceSelector, storageClassName, dataSource, volumeModes)',
+    ]);
+  });
+
+  it('leaves claims with a data source or a block volume alone unless a rule says otherwise', () => {
+    const [plain, optedIn] = parsePvcRewriterConfig({
+      rules: [
+        { accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' },
+        {
+          accessModes: ['ReadWriteMany'],
+          dataSource: 'rewrite',
+          volumeModes: ['Filesystem', 'Block'],
+          storageClassName: 'rbd-ssd',
+        },
+      ],
+    }).rules;
+    expect(plain).toMatchObject({ dataSource: 'skip', volumeModes: ['Filesystem'] });
+    expect(optedIn).toMatchObject({ dataSource: 'rewrite', volumeModes: ['Filesystem', 'Block'] });
+  });
+
+  it('names the rule and key of a bad dataSource or volumeModes', () => {
+    const rule = { accessModes: ['ReadWriteMany'], storageClassName: 'x' };
+    expect(
+      problems({
+        rules: [
+          { ...rule, dataSource: 'copy' },
+          { ...rule, dataSource: true },
+          { ...rule, volumeModes: ['block'] },
+          { ...rule, volumeModes: [] },
+          { ...rule, volumeModes: 'Block' },
+          { ...rule, volumeMode: ['Block'] },
+        ],
+      }),
+    ).toEqual([
+      'pvcRewriter.rules[0].dataSource: expected skip or rewrite',
+      'pvcRewriter.rules[1].dataSource: expected skip or rewrite',
+      'pvcRewriter.rules[2].volumeModes[0]: expected Filesystem or Block',
+      'pvcRewriter.rules[3].volumeModes: expected at least one volume mode, e.g. [Filesystem]',
+      'pvcRewriter.rules[4].volumeModes: expected a list of volume modes, e.g. [Filesystem, Block]',
+      'pvcRewriter.rules[5].volumeMode: unknown key',
     ]);
   });
 

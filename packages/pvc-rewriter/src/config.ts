@@ -2,6 +2,12 @@
 // bad rule stops the process with the rule's key path instead of rewriting claims wrongly.
 import { z } from 'zod';
 import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import {
+  DATA_SOURCE_POLICIES,
+  DEFAULT_DATA_SOURCE_POLICY,
+  DEFAULT_VOLUME_MODES,
+  VOLUME_MODES,
+} from './movable.js';
 import { DEFAULT_STORAGE_CLASS, UNSET_STORAGE_CLASS } from './rules.js';
 
 export const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
@@ -101,10 +107,21 @@ const rule = z.strictObject(
       .optional(),
     namespaceSelector: labelSelector.optional(),
     storageClassName: className,
+    /** Claims with spec.dataSource or spec.dataSourceRef: left on their class unless `rewrite`. */
+    dataSource: z
+      .enum(DATA_SOURCE_POLICIES, { error: typed(DATA_SOURCE_POLICIES.join(' or ')) })
+      .default(DEFAULT_DATA_SOURCE_POLICY),
+    /** The volume modes the rule moves; others stay on their class. */
+    volumeModes: z
+      .array(z.enum(VOLUME_MODES, { error: typed(VOLUME_MODES.join(' or ')) }), {
+        error: typed('a list of volume modes, e.g. [Filesystem, Block]'),
+      })
+      .min(1, { error: 'expected at least one volume mode, e.g. [Filesystem]' })
+      .default(() => [...DEFAULT_VOLUME_MODES]),
   },
   {
     error: typed(
-      'a rule (accessModes, fromStorageClassNames, namespaceSelector, storageClassName)',
+      'a rule (accessModes, fromStorageClassNames, namespaceSelector, storageClassName, dataSource, volumeModes)',
     ),
   },
 );

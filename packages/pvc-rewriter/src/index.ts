@@ -12,10 +12,27 @@ export {
   type LabelSelector,
   type Labels,
 } from './label-selector.js';
+export { SKIPPED_CLAIMS_METRIC } from './metrics.js';
+export {
+  DATA_SOURCE_POLICIES,
+  dataSourceOf,
+  DEFAULT_DATA_SOURCE_POLICY,
+  DEFAULT_VOLUME_MODES,
+  holds,
+  VOLUME_MODES,
+  volumeModeOf,
+  type DataSourcePolicy,
+  type Hold,
+  type HoldReason,
+  type MovableRule,
+  type MovableSpec,
+  type VolumeMode,
+} from './movable.js';
 export { previewPvcRewrite, type PvcPreview, type PvcPreviewOptions } from './preview.js';
 export { pvcRewriterRegistration, pvcRewriterRules } from './registration.js';
 export {
   BETA_CLASS_ANNOTATION,
+  claimRef,
   ORIGINAL_CLASS_ANNOTATION,
   REWRITE_ANNOTATION,
   rewriteClaim,

@@ -44,6 +44,24 @@ describe('offline preview of a claim', () => {
     ]);
   });
 
+  it('shows why a clone keeps its class, as the webhook would warn', () => {
+    const toNfs = parsePvcRewriterConfig({
+      rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' }],
+    });
+    const clone = claim({
+      accessModes: ['ReadWriteMany'],
+      storageClassName: 'vsphere-csi',
+      dataSource: { kind: 'PersistentVolumeClaim', name: 'data' },
+    });
+    const preview = previewPvcRewrite(clone, toNfs);
+    expect(preview).toMatchObject({ rewritten: false, patch: [] });
+    expect(preview.notes).toEqual([
+      'PersistentVolumeClaim team-a/workspace: kept on class vsphere-csi by pvcRewriter.rules[0]: it is a clone of PersistentVolumeClaim data (spec.dataSource)',
+      ...preview.warnings,
+    ]);
+    expect(preview.warnings).toHaveLength(1);
+  });
+
   it('refuses what is not a claim', () => {
     expect(() => previewPvcRewrite({ kind: 'Pod' }, config)).toThrow(
       'expected a PersistentVolumeClaim, got Pod',

@@ -4,7 +4,8 @@
 import { buildPatch, type PatchOperation } from '@kfx/admission-core';
 import type { PvcRewriterConfig } from './config.js';
 import { formatSelector, type Labels } from './label-selector.js';
-import { rewriteClaim, ruleName, type Claim } from './rewrite.js';
+import { DEFAULT_VOLUME_MODES } from './movable.js';
+import { claimRef, rewriteClaim, ruleName, type Claim } from './rewrite.js';
 
 export interface PvcPreviewOptions {
   /** Labels of the claim's namespace, for rules with a namespaceSelector. */
@@ -22,12 +23,6 @@ export interface PvcPreview {
   /** What happened and why, then the warnings the webhook would return. */
   notes: string[];
   warnings: string[];
-}
-
-function describe(claim: Claim): string {
-  const { namespace, name, generateName } = claim.metadata ?? {};
-  const shown = name ?? (generateName ? `${generateName}*` : '(unnamed)');
-  return `PersistentVolumeClaim ${namespace ? `${namespace}/` : ''}${shown}`;
 }
 
 export function previewPvcRewrite(
@@ -54,12 +49,15 @@ export function previewPvcRewrite(
     storageClassExists: storageClasses ? (name) => storageClasses.includes(name) : undefined,
     defaultStorageClasses: defaultStorageClass ? new Set([defaultStorageClass]) : undefined,
   });
-  const notes = [`${describe(original)}: ${outcome.reason}`, ...outcome.warnings];
+  const notes = [`${claimRef(original)}: ${outcome.reason}`, ...outcome.warnings];
   if (outcome.match && outcome.rewritten) {
     const { rule, index } = outcome.match;
     const parts = [`accessModes ${rule.accessModes.join(',')}`];
     if (rule.fromStorageClassNames) parts.push(`from ${rule.fromStorageClassNames.join(',')}`);
     if (rule.namespaceSelector) parts.push(`namespaces ${formatSelector(rule.namespaceSelector)}`);
+    if (rule.dataSource === 'rewrite') parts.push('dataSource rewrite');
+    const modes: readonly string[] = rule.volumeModes ?? DEFAULT_VOLUME_MODES;
+    if (modes.join() !== DEFAULT_VOLUME_MODES.join()) parts.push(`volumeModes ${modes.join(',')}`);
     notes.push(`${ruleName(index)}: ${parts.join('; ')} → ${rule.storageClassName}`);
   }
   return {

@@ -3,32 +3,14 @@
 // target class; RWO, ROX, "" and pre-bound claims do not; a missing target class is reported to
 // kubectl; namespace labels and new StorageClasses are picked up from the watched caches.
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import {
-  createAdmissionServer,
-  renderWebhookConfiguration,
-  writeDevCertificates,
-  type AdmissionServer,
-  type Plain,
-} from '@kfx/admission-core';
-import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
-import {
-  ensureBinaries,
-  registerWebhook,
-  startControlPlane,
-  waitFor,
-  type ControlPlane,
-} from '@kfx/testenv';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
+import type { Plain } from '@kfx/admission-core';
+import { resources, type KubeClient, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePvcRewriterConfig } from './config.js';
-import { pvcRewriterRegistration } from './registration.js';
 import { ORIGINAL_CLASS_ANNOTATION, type Claim } from './rewrite.js';
-import { claim } from './testing/claims.js';
-import { kubectl } from './testing/kubectl.js';
-import { createPvcRewriter, type PvcRewriterWebhook } from './webhook.js';
+import { startBehindApiserver, type RewriterBehindApiserver } from './testing/behind-apiserver.js';
+import { claim, storageClass } from './testing/claims.js';
 
 const RWX = ['ReadWriteMany'];
 const statefulSets: ResourceRef = {
@@ -53,24 +35,8 @@ const config = parsePvcRewriterConfig({
   ],
 });
 
-let env: ControlPlane | undefined;
-let server: AdmissionServer | undefined;
-let rewriter: PvcRewriterWebhook | undefined;
+let served: RewriterBehindApiserver | undefined;
 let client: KubeClient;
-let kubectlBinary: string;
-let dir: string | undefined;
-
-const storageClass = (name: string, isDefault = false) => ({
-  apiVersion: 'storage.k8s.io/v1',
-  kind: 'StorageClass',
-  metadata: {
-    name,
-    ...(isDefault
-      ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }
-      : {}),
-  },
-  provisioner: 'example.com/test',
-});
 
 function named(
   name: string,
@@ -108,96 +74,36 @@ async function claimAppears(namespace: string, name: string): Promise<Claim> {
 }
 
 beforeAll(async () => {
-  const [{ kubectl: binary }, plane] = await Promise.all([
-    ensureBinaries(['kubectl']),
-    startControlPlane({ components: ['controller-manager'] }),
-  ]);
-  kubectlBinary = binary;
-  env = plane;
-  client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'warn' }) });
-  for (const sc of [
-    storageClass('vsphere-csi', true),
-    storageClass('nfs-client'),
-    storageClass('premium-rwx'),
-  ]) {
-    await client.create(resources.storageClasses, sc);
-  }
-  await client.create(resources.namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'team-a' },
-  });
-  await client.create(resources.namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: 'team-premium', labels: { storage: 'premium' } },
-  });
-  dir = await mkdtemp(join(tmpdir(), 'kfx-pvc-rewriter-it-'));
-  const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
-  const logger = pino({ level: 'warn' });
-  rewriter = createPvcRewriter(config, { client, logger });
-  expect(rewriter.readiness().ok).toBe(false); // not synced before start()
-  await rewriter.start();
-  // Synced after the first list; ready once the watch that follows is established.
-  const started = rewriter;
-  await waitFor(
-    () => {
-      const { ok, reasons } = started.readiness();
-      return Promise.resolve(
-        ok ? { done: true, value: null } : { done: false, saw: reasons.join('; ') },
-      );
+  served = await startBehindApiserver({
+    config,
+    components: ['controller-manager'],
+    async setUp(admin) {
+      for (const sc of [
+        storageClass('vsphere-csi', true),
+        storageClass('nfs-client'),
+        storageClass('premium-rwx'),
+      ]) {
+        await admin.create(resources.storageClasses, sc);
+      }
+      await admin.create(resources.namespaces, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'team-a' },
+      });
+      await admin.create(resources.namespaces, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'team-premium', labels: { storage: 'premium' } },
+      });
     },
-    { description: 'the caches to be ready', timeoutMs: 10_000 },
-  );
-  server = createAdmissionServer({
-    webhooks: [rewriter],
-    tls: { certFile: certs.certFile, keyFile: certs.keyFile },
-    host: '127.0.0.1',
-    port: 0,
-    metricsPort: false,
-    logger,
+    probe: { claim: named('probe', { accessModes: RWX }), storageClassName: 'nfs-client' },
   });
-  const { port } = await server.start();
-  const [webhook] =
-    renderWebhookConfiguration({
-      kind: 'mutating',
-      name: 'kfx-pvc-rewriter',
-      namespace: 'kfx-system',
-      url: `https://127.0.0.1:${port}`,
-      caBundle: certs.caCert,
-      webhooks: [pvcRewriterRegistration(rewriter)],
-    }).webhooks ?? [];
-  await registerWebhook(env.kubeConfig, {
-    name: 'kfx-pvc-rewriter',
-    url: webhook?.clientConfig.url ?? '',
-    caBundle: certs.caCert,
-    rules: webhook?.rules ?? [],
-    ...(webhook?.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
-    failurePolicy: 'Fail',
-  });
-  await waitFor(
-    async () => {
-      const probe = await client.create(
-        resources.persistentVolumeClaims,
-        named('probe', { accessModes: RWX }),
-        {
-          dryRun: true,
-        },
-      );
-      return classOf(probe) === 'nfs-client'
-        ? { done: true, value: null }
-        : { done: false, saw: String(classOf(probe)) };
-    },
-    { description: 'the rewriter to rewrite a dry-run claim', timeoutMs: 30_000 },
-  );
+  client = served.client;
+  expect(served.readyBeforeStart).toBe(false); // not synced before start()
 });
 
 afterAll(async () => {
-  await server?.close();
-  await rewriter?.stop();
-  client.close();
-  await env?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await served?.stop();
 });
 
 describe('the PVC rewriter behind a real kube-apiserver', () => {
@@ -311,13 +217,9 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
   it('warns kubectl users when the target class does not exist, until it is created', async () => {
     const manifest = (name: string) =>
       JSON.stringify(named(name, { accessModes: RWX, storageClassName: 'legacy-nfs' }));
-    const kubeconfig = env?.kubeconfigPath ?? '';
-    const first = await kubectl(
-      kubectlBinary,
-      kubeconfig,
-      ['create', '-o', 'json', '-f', '-'],
-      manifest('legacy-0'),
-    );
+    const kubectl = (args: string[], stdin: string) =>
+      served ? served.kubectl(args, stdin) : Promise.reject(new Error('not started'));
+    const first = await kubectl(['create', '-o', 'json', '-f', '-'], manifest('legacy-0'));
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(
       'Warning: pvc-rewriter: StorageClass nfs-v2 (pvcRewriter.rules[1]) does not exist; the claim stays Pending until it does',
@@ -327,12 +229,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
     await client.create(resources.storageClasses, storageClass('nfs-v2'));
     const later = await waitFor(
       async () => {
-        const run = await kubectl(
-          kubectlBinary,
-          kubeconfig,
-          ['create', '--dry-run=server', '-f', '-'],
-          manifest('legacy-1'),
-        );
+        const run = await kubectl(['create', '--dry-run=server', '-f', '-'], manifest('legacy-1'));
         return run.stderr === '' ? { done: true, value: run } : { done: false, saw: run.stderr };
       },
       { description: 'the new StorageClass to reach the cache', timeoutMs: 30_000 },

@@ -3,13 +3,18 @@
 // preview gives it what the user passed, tests give it anything.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
+import type { HoldReason } from './movable.js';
 import {
   matchRule,
+  ruleName,
   UNSET_STORAGE_CLASS,
   type ClusterFacts,
+  type MatchResult,
   type RewriteRule,
   type RuleMatch,
 } from './rules.js';
+
+export { ruleName };
 
 export type Claim = Plain<V1PersistentVolumeClaim>;
 
@@ -30,14 +35,36 @@ export interface RewriteOutcome {
   /** One sentence: what was done, or why nothing was. */
   reason: string;
   match?: RuleMatch;
-  /** For the user (admission warnings): a missing target class, an undecidable rule. */
+  /**
+   * Set when the claim stayed on its class because the rule that would have moved it does not
+   * take claims with a data source or of its volume mode.
+   */
+  skipped?: { index: number; reasons: HoldReason[] };
+  /** For the user (admission warnings): a missing target class, an undecidable rule, a skip. */
   warnings: string[];
 }
 
-export const ruleName = (index: number) => `pvcRewriter.rules[${index}]`;
-
 function describeClass(name: string | undefined): string {
   return name === undefined ? 'no class' : `class ${name}`;
+}
+
+/** `PersistentVolumeClaim team-a/data`, or `team-a/data-*` before the apiserver picks a name. */
+export function claimRef(claim: Claim): string {
+  const { namespace, name, generateName } = claim.metadata ?? {};
+  const shown = name ?? (generateName ? `${generateName}*` : '(unnamed)');
+  return `PersistentVolumeClaim ${namespace ? `${namespace}/` : ''}${shown}`;
+}
+
+function skipWarning(
+  claim: Claim,
+  current: string | undefined,
+  rules: readonly RewriteRule[],
+  { index, holds }: MatchResult['skipped'][number],
+): string {
+  const target = rules[index]?.storageClassName ?? '';
+  const what = holds.map((hold) => hold.what).join(' and ');
+  const fix = holds.map((hold) => hold.fix).join(' and ');
+  return `pvc-rewriter: ${claimRef(claim)} keeps ${describeClass(current)}: ${what}, which StorageClass ${target} (${ruleName(index)}) usually cannot serve; ${fix} to move such claims`;
 }
 
 export function rewriteClaim(
@@ -70,8 +97,14 @@ export function rewriteClaim(
   if (modes.length === 0) {
     return unchanged('no accessModes: admitted unchanged for the apiserver to judge');
   }
-  const { match, undecided } = matchRule(
-    { accessModes: modes, storageClassName: current },
+  const { match, undecided, skipped } = matchRule(
+    {
+      accessModes: modes,
+      storageClassName: current,
+      dataSource: spec.dataSource,
+      dataSourceRef: spec.dataSourceRef,
+      volumeMode: spec.volumeMode,
+    },
     rules,
     context,
   );
@@ -79,6 +112,17 @@ export function rewriteClaim(
     ({ index, why }) => `pvc-rewriter: ${ruleName(index)} skipped, it cannot be decided: ${why}`,
   );
   if (match === undefined) {
+    const [first] = skipped;
+    if (first !== undefined) {
+      warnings.push(skipWarning(claim, current, rules, first));
+      return {
+        ...unchanged(
+          `kept on ${describeClass(current)} by ${ruleName(first.index)}: ${first.holds.map((h) => h.what).join(' and ')}`,
+          warnings,
+        ),
+        skipped: { index: first.index, reasons: first.holds.map((hold) => hold.reason) },
+      };
+    }
     return unchanged(
       `no rule matches accessModes ${modes.join(',')} on ${describeClass(current)}`,
       warnings,

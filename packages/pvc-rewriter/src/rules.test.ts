@@ -61,6 +61,7 @@ describe('<default> in fromStorageClassNames', () => {
   it('cannot decide without knowing the default class, and says so', () => {
     expect(matchRule(rwx('vsphere-csi'), [fromDefault])).toEqual({
       undecided: [{ index: 0, why: 'the default StorageClass is not known' }],
+      skipped: [],
     });
     // A claim the list names anyway needs no knowledge of the default.
     expect(matchRule(rwx(), [fromDefault]).match?.index).toBe(0);

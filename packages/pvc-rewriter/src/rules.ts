@@ -1,5 +1,8 @@
-// Which rule, if any, applies to a PersistentVolumeClaim. First match wins.
+// Which rule, if any, applies to a PersistentVolumeClaim. First match wins; a rule that would
+// match but must leave the claim on its class (a data source, a block volume) does not match it,
+// so a later rule that takes such claims still can.
 import { matchesSelector, type LabelSelector, type Labels } from './label-selector.js';
+import { holds, type Hold, type MovableRule, type MovableSpec } from './movable.js';
 
 /** Stands for "the claim names no storageClassName" in `fromStorageClassNames`. */
 export const UNSET_STORAGE_CLASS = '<unset>';
@@ -10,7 +13,10 @@ export const UNSET_STORAGE_CLASS = '<unset>';
  */
 export const DEFAULT_STORAGE_CLASS = '<default>';
 
-export interface RewriteRule {
+/** How messages name a rule: its key path in the configuration file. */
+export const ruleName = (index: number) => `pvcRewriter.rules[${index}]`;
+
+export interface RewriteRule extends MovableRule {
   /** The claim matches when its accessModes include any of these, e.g. `['ReadWriteMany']`. */
   accessModes: readonly string[];
   /**
@@ -24,7 +30,7 @@ export interface RewriteRule {
   storageClassName: string;
 }
 
-export interface ClaimSpec {
+export interface ClaimSpec extends MovableSpec {
   accessModes?: readonly string[] | undefined;
   storageClassName?: string | null | undefined;
   volumeName?: string | undefined;
@@ -50,6 +56,8 @@ export interface MatchResult {
   match?: RuleMatch;
   /** Rules that might have matched but could not be decided (unknown namespace labels or default class). */
   undecided: { index: number; why: string }[];
+  /** Rules that match everything else about the claim but must leave it on its class. */
+  skipped: { index: number; holds: Hold[] }[];
 }
 
 /** Whether the claim's class is one the rule rewrites from; a string says why it cannot tell. */
@@ -70,6 +78,7 @@ export function matchRule(
   const modes = spec.accessModes ?? [];
   const current = spec.storageClassName ?? UNSET_STORAGE_CLASS;
   const undecided: MatchResult['undecided'] = [];
+  const skipped: MatchResult['skipped'] = [];
   for (const [index, rule] of rules.entries()) {
     if (!rule.accessModes.some((m) => modes.includes(m))) continue;
     const from = fromMatches(rule, current, facts);
@@ -86,9 +95,15 @@ export function matchRule(
       }
       if (!matchesSelector(rule.namespaceSelector, namespace.labels)) continue;
     }
-    return { match: { rule, index }, undecided };
+    // A claim already on the rule's class stays there either way: that is a match, not a skip.
+    const held = rule.storageClassName === current ? [] : holds(rule, spec, ruleName(index));
+    if (held.length > 0) {
+      skipped.push({ index, holds: held });
+      continue;
+    }
+    return { match: { rule, index }, undecided, skipped };
   }
-  return { undecided };
+  return { undecided, skipped };
 }
 
 export function findRule(

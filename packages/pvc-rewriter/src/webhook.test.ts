@@ -1,15 +1,18 @@
 import type { PatchOperation } from '@kfx/admission-core';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parsePvcRewriterConfig, type PvcRewriterConfigInput } from './config.js';
+import { SKIPPED_CLAIMS_METRIC } from './metrics.js';
 import { admit, claim } from './testing/claims.js';
 import { createPvcRewriter } from './webhook.js';
 
 const RWX = ['ReadWriteMany'];
 
-function rewriter(rules: PvcRewriterConfigInput['rules']) {
+function rewriter(rules: PvcRewriterConfigInput['rules'], registry?: Registry) {
   return createPvcRewriter(parsePvcRewriterConfig({ rules }), {
     logger: pino({ level: 'silent' }),
+    registry,
   });
 }
 
@@ -153,5 +156,120 @@ describe('the PVC rewriter on CREATE', () => {
     expect(result.warnings).toEqual([
       'pvc-rewriter: pvcRewriter.rules[0] skipped, it cannot be decided: the webhook has no API access',
     ]);
+  });
+});
+
+describe('claims another StorageClass cannot serve', () => {
+  const clone = { kind: 'PersistentVolumeClaim', name: 'data' };
+  const snapshot = { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'nightly' };
+
+  async function skippedCounts(registry: Registry): Promise<string[]> {
+    const text = await registry.metrics();
+    return text.split('\n').filter((line) => line.startsWith(`${SKIPPED_CLAIMS_METRIC}{`));
+  }
+
+  it('keeps a clone, a snapshot restore and a block claim on their class, tells the creator why and counts them', async () => {
+    const registry = new Registry();
+    const webhook = rewriter([{ accessModes: RWX, storageClassName: 'nfs-client' }], registry);
+    const kept = async (name: string, spec: object) => {
+      const made = claim({ accessModes: RWX, storageClassName: 'vsphere-csi', ...spec });
+      made.metadata = { ...made.metadata, name };
+      const result = await admit(webhook, made);
+      expect(result).toMatchObject({ allowed: true, outcome: 'allowed', patch: [] });
+      return result.warnings;
+    };
+    expect(await kept('clone', { dataSource: clone, dataSourceRef: clone })).toEqual([
+      'pvc-rewriter: PersistentVolumeClaim team-a/clone keeps class vsphere-csi: it is a clone of PersistentVolumeClaim data (spec.dataSource), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims',
+    ]);
+    expect(await kept('restore', { dataSourceRef: snapshot })).toEqual([
+      'pvc-rewriter: PersistentVolumeClaim team-a/restore keeps class vsphere-csi: it is restored from VolumeSnapshot nightly (spec.dataSourceRef), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims',
+    ]);
+    expect(await kept('raw', { volumeMode: 'Block' })).toEqual([
+      'pvc-rewriter: PersistentVolumeClaim team-a/raw keeps class vsphere-csi: it asks for volumeMode Block, which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; add Block to pvcRewriter.rules[0].volumeModes to move such claims',
+    ]);
+    expect(await kept('raw-clone', { volumeMode: 'Block', dataSource: clone })).toEqual([
+      'pvc-rewriter: PersistentVolumeClaim team-a/raw-clone keeps class vsphere-csi: it is a clone of PersistentVolumeClaim data (spec.dataSource) and it asks for volumeMode Block, which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite and add Block to pvcRewriter.rules[0].volumeModes to move such claims',
+    ]);
+    expect(await skippedCounts(registry)).toEqual([
+      `${SKIPPED_CLAIMS_METRIC}{reason="data-source",rule="0"} 3`,
+      `${SKIPPED_CLAIMS_METRIC}{reason="volume-mode",rule="0"} 2`,
+    ]);
+    // The plain ReadWriteMany claim next to them still moves.
+    const plain = await admit(
+      webhook,
+      claim({ accessModes: RWX, storageClassName: 'vsphere-csi' }),
+    );
+    expect(plain.patch).toContainEqual({
+      op: 'replace',
+      path: '/spec/storageClassName',
+      value: 'nfs-client',
+    });
+    expect(plain.warnings).toEqual([]);
+  });
+
+  it('does not count dry runs, which create no claim, but still warns', async () => {
+    const registry = new Registry();
+    const webhook = rewriter([{ accessModes: RWX, storageClassName: 'nfs-client' }], registry);
+    const result = await admit(webhook, claim({ accessModes: RWX, volumeMode: 'Block' }), {
+      dryRun: true,
+    });
+    expect(result.warnings).toHaveLength(1);
+    expect(await skippedCounts(registry)).toEqual([]);
+  });
+
+  it('moves them with a rule that opts in, recording the original class, once', async () => {
+    const registry = new Registry();
+    const webhook = rewriter(
+      [
+        {
+          accessModes: RWX,
+          dataSource: 'rewrite',
+          volumeModes: ['Filesystem', 'Block'],
+          storageClassName: 'rbd-ssd',
+        },
+      ],
+      registry,
+    );
+    const raw = claim({
+      accessModes: RWX,
+      storageClassName: 'rbd-hdd',
+      volumeMode: 'Block',
+      dataSource: clone,
+    });
+    const result = await admit(webhook, raw);
+    expect(byPath(result.patch)).toEqual(
+      byPath([
+        { op: 'replace', path: '/spec/storageClassName', value: 'rbd-ssd' },
+        {
+          op: 'add',
+          path: '/metadata/annotations',
+          value: { 'pvc-rewriter.kfx.dev/original-storage-class': 'rbd-hdd' },
+        },
+      ]),
+    );
+    expect(result.warnings).toEqual([]);
+    const again = claim(
+      { accessModes: RWX, storageClassName: 'rbd-ssd', volumeMode: 'Block', dataSource: clone },
+      { 'pvc-rewriter.kfx.dev/original-storage-class': 'rbd-hdd' },
+    );
+    expect(await admit(webhook, again)).toMatchObject({ patch: [], warnings: [] });
+    expect(await skippedCounts(registry)).toEqual([]);
+  });
+
+  it('never moves static binding or pre-bound claims, data source or not', async () => {
+    const takesAll = rewriter([
+      {
+        accessModes: RWX,
+        dataSource: 'rewrite',
+        volumeModes: ['Filesystem', 'Block'],
+        storageClassName: 'nfs-client',
+      },
+    ]);
+    for (const spec of [
+      { accessModes: RWX, storageClassName: '', dataSource: clone },
+      { accessModes: RWX, volumeName: 'pv-1', volumeMode: 'Block' },
+    ]) {
+      expect(await admit(takesAll, claim(spec))).toMatchObject({ patch: [], warnings: [] });
+    }
   });
 });

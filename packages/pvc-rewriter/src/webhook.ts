@@ -9,8 +9,10 @@ import {
 } from '@kfx/admission-core';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { ClusterState, type Readiness } from './cluster-state.js';
 import type { PvcRewriterConfig } from './config.js';
+import { countSkipped, skippedClaims } from './metrics.js';
 import { rewriteClaim, type Claim, type RewriteContext } from './rewrite.js';
 
 export const PVC_REWRITER_NAME = 'pvc-rewriter';
@@ -20,6 +22,11 @@ export interface PvcRewriterOptions {
   /** API access for the StorageClass (and, if a rule needs it, Namespace) caches. */
   client?: KubeClient | undefined;
   logger?: Logger | undefined;
+  /**
+   * Where `kfx_pvc_rewriter_claims_skipped_total` goes. Default: the client's registry (the one
+   * kfx-webhook also gives the admission server), else a registry of its own.
+   */
+  registry?: Registry | undefined;
 }
 
 export interface PvcRewriterWebhook extends MutatingWebhook<Claim> {
@@ -50,6 +57,7 @@ export function createPvcRewriter(
     );
   }
   log.info({ rules: rules.map((rule, index) => ({ index, ...rule })) }, 'pvc rewriter configured');
+  const skipped = skippedClaims(options.registry ?? options.client?.registry ?? new Registry());
 
   const webhook = defineMutatingWebhook<Claim>({
     name: PVC_REWRITER_NAME,
@@ -67,6 +75,8 @@ export function createPvcRewriter(
           }
         : { namespace: { unknown: NO_API } };
       const outcome = rewriteClaim(request.object, rules, rewriteContext);
+      // A dry run creates no claim, so it is not a claim kept on its class.
+      if (outcome.skipped && !context.dryRun) countSkipped(skipped, outcome.skipped);
       // admission-core logs every admission (and the annotation records each rewrite), so the
       // reason gets its own line at info only when something needs a look; context.log is made on
       // first use, per request.

@@ -1,5 +1,5 @@
-// Claims as the apiserver sends them on CREATE, and a helper that runs a webhook on one the way
-// the server does (AdmissionReview text in, AdmissionReview out).
+// Claims as the apiserver sends them on CREATE, StorageClasses for them, and a helper that runs a
+// webhook on a claim the way the server does (AdmissionReview text in, AdmissionReview out).
 import {
   admissionReviewFor,
   reviewAdmission,
@@ -23,6 +23,21 @@ export function claim(
       ...(annotations ? { annotations } : {}),
     },
     spec: { resources: { requests: { storage: '10Gi' } }, ...spec },
+  };
+}
+
+/** A StorageClass nothing provisions for (claims on it stay Pending), maybe the default. */
+export function storageClass(name: string, isDefault = false) {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: {
+      name,
+      ...(isDefault
+        ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }
+        : {}),
+    },
+    provisioner: 'example.com/test',
   };
 }
 

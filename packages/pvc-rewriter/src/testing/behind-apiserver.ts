@@ -1,0 +1,151 @@
+// The rewriter as a cluster runs it, for the integration tests: served over HTTPS by
+// admission-core, registered with a real kube-apiserver by URL with the configuration that
+// renderWebhookConfiguration makes (failurePolicy Fail here, so a missed call is an error rather
+// than an unchanged claim), and its metrics on the API client's registry, as kfx-webhook does.
+import {
+  createAdmissionServer,
+  renderWebhookConfiguration,
+  writeDevCertificates,
+  type AdmissionServer,
+} from '@kfx/admission-core';
+import { KubeClient, resources } from '@kfx/kube-runtime';
+import {
+  ensureBinaries,
+  registerWebhook,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+  type OptionalComponent,
+} from '@kfx/testenv';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { PvcRewriterConfig } from '../config.js';
+import { pvcRewriterRegistration } from '../registration.js';
+import type { Claim } from '../rewrite.js';
+import { createPvcRewriter, type PvcRewriterWebhook } from '../webhook.js';
+import { kubectl, type KubectlRun } from './kubectl.js';
+
+export interface RewriterBehindApiserver {
+  env: ControlPlane;
+  /** Admin client; its registry holds the admission and rewriter metrics. */
+  client: KubeClient;
+  rewriter: PvcRewriterWebhook;
+  /** Whether the rewriter called itself ready before start() (it should not). */
+  readyBeforeStart: boolean;
+  /** The real kubectl as the admin, e.g. to see admission warnings on stderr. */
+  kubectl(args: readonly string[], stdin?: string): Promise<KubectlRun>;
+  /** The Prometheus text the metrics port serves. */
+  metrics(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface BehindApiserverOptions {
+  config: PvcRewriterConfig;
+  components?: OptionalComponent[];
+  /** Makes what must exist before the rewriter starts (StorageClasses, Namespaces). */
+  setUp(client: KubeClient): Promise<void>;
+  /** A claim the rewriter moves to `storageClassName`: dry-run until the apiserver calls it. */
+  probe: { claim: Claim; storageClassName: string };
+}
+
+export async function startBehindApiserver(
+  options: BehindApiserverOptions,
+): Promise<RewriterBehindApiserver> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
+  try {
+    const [{ kubectl: kubectlBinary }, env] = await Promise.all([
+      ensureBinaries(['kubectl']),
+      startControlPlane({ components: options.components ?? [] }),
+    ]);
+    cleanups.push(() => env.stop());
+    const logger = pino({ level: 'warn' });
+    const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
+    cleanups.push(() => {
+      client.close();
+    });
+    await options.setUp(client);
+
+    const dir = await mkdtemp(join(tmpdir(), 'kfx-pvc-rewriter-it-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
+    const rewriter = createPvcRewriter(options.config, { client, logger });
+    const readyBeforeStart = rewriter.readiness().ok;
+    await rewriter.start();
+    cleanups.push(() => rewriter.stop());
+    // Synced after the first list; ready once the watch that follows is established.
+    await waitFor(
+      () => {
+        const { ok, reasons } = rewriter.readiness();
+        return Promise.resolve(
+          ok ? { done: true, value: null } : { done: false, saw: reasons.join('; ') },
+        );
+      },
+      { description: 'the caches to be ready', timeoutMs: 10_000 },
+    );
+
+    const server: AdmissionServer = createAdmissionServer({
+      webhooks: [rewriter],
+      tls: { certFile: certs.certFile, keyFile: certs.keyFile },
+      host: '127.0.0.1',
+      port: 0,
+      metricsHost: '127.0.0.1',
+      metricsPort: 0,
+      registry: client.registry,
+      logger,
+    });
+    const { port, metricsPort } = await server.start();
+    cleanups.push(() => server.close());
+    const [webhook] =
+      renderWebhookConfiguration({
+        kind: 'mutating',
+        name: 'kfx-pvc-rewriter',
+        namespace: 'kfx-system',
+        url: `https://127.0.0.1:${port}`,
+        caBundle: certs.caCert,
+        webhooks: [pvcRewriterRegistration(rewriter)],
+      }).webhooks ?? [];
+    await registerWebhook(env.kubeConfig, {
+      name: 'kfx-pvc-rewriter',
+      url: webhook?.clientConfig.url ?? '',
+      caBundle: certs.caCert,
+      rules: webhook?.rules ?? [],
+      ...(webhook?.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
+      failurePolicy: 'Fail',
+    });
+
+    const { claim, storageClassName } = options.probe;
+    await waitFor(
+      async () => {
+        const probe = await client.create(resources.persistentVolumeClaims, claim, {
+          dryRun: true,
+        });
+        const got = probe.spec?.storageClassName;
+        return got === storageClassName
+          ? { done: true, value: null }
+          : { done: false, saw: String(got) };
+      },
+      { description: 'the rewriter to rewrite a dry-run claim', timeoutMs: 30_000 },
+    );
+
+    return {
+      env,
+      client,
+      rewriter,
+      readyBeforeStart,
+      kubectl: (args, stdin) => kubectl(kubectlBinary, env.kubeconfigPath, args, stdin),
+      async metrics() {
+        const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        return response.text();
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
