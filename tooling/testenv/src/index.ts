@@ -20,6 +20,7 @@ export {
   type ControlPlaneOptions,
   type OptionalComponent,
 } from './control-plane.js';
+export { startEgress, type Egress, type EgressOptions } from './node/egress.js';
 export {
   parseAccessLog,
   startForwardProxy,

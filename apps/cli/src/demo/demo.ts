@@ -16,12 +16,12 @@ import {
   proxyInjectorRegistration,
 } from '@kfx/proxy-injector';
 import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
-import type { ControlPlane, ManagedProcess } from '@kfx/testenv';
+import type { ControlPlane, Egress, ManagedProcess } from '@kfx/testenv';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startApp } from './apps.js';
-import { showRealFetch, showRealUat, startEgress, type Egress } from './real-node.js';
+import { showRealFetch, showRealUat, startEgress } from './real-node.js';
 import { showClaims, showPod, showProfile, showUat } from './scenario.js';
 import { loadTestenv, type Testenv } from './testenv.js';
 
@@ -226,9 +226,9 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
     if (node) {
       log(`✓ real node ${node.name} ready at ${node.ip} (pods on ${node.subnet})`);
       egress = await startEgress(testenv, node);
-      log(`✓ squid forwarding the node's pods at ${egress.proxyUrl}`);
+      log(`✓ squid forwarding the node's pods at ${egress.proxy.url}`);
     }
-    const proxy = egress?.proxyUrl ?? DEMO_PROXY;
+    const proxy = egress?.proxy.url ?? DEMO_PROXY;
     await testenv.applyManifests(env.kubeconfigPath, [
       {
         apiVersion: 'storage.k8s.io/v1',

@@ -6,39 +6,15 @@
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { resources, type KubeClient } from '@kfx/kube-runtime';
-import type { ControlPlane, ControlPlaneNode, ForwardProxy, Origin } from '@kfx/testenv';
+import type { ControlPlane, ControlPlaneNode, Egress } from '@kfx/testenv';
 import { runUat, type UatResult } from '@kfx/uat-runner';
 import { DEMO_PROFILE, uatReporter, uatSummary } from './scenario.js';
 import { table } from './table.js';
 import type { Testenv } from './testenv.js';
 
-const ORIGIN_HOST = 'origin.demo';
-
-export interface Egress {
-  proxyUrl: string;
-  originUrl(path: string): string;
-  proxy: ForwardProxy;
-  stop(): Promise<void>;
-}
-
 /** squid on the node's address and an origin behind it, the demo's stand-in for the internet. */
-export async function startEgress(testenv: Testenv, node: ControlPlaneNode): Promise<Egress> {
-  const origin: Origin = await testenv.startOrigin(['127.0.0.1'], 'hello from the internet\n');
-  const proxy = await testenv.startForwardProxy({
-    listenIp: node.ip,
-    clients: node.subnet,
-    originPorts: [origin.port],
-    hostNames: [ORIGIN_HOST],
-  });
-  return {
-    proxyUrl: proxy.url,
-    originUrl: (path) => `http://${ORIGIN_HOST}:${origin.port}/${path}`,
-    proxy,
-    async stop() {
-      await proxy.stop();
-      await origin.close();
-    },
-  };
+export function startEgress(testenv: Testenv, node: ControlPlaneNode): Promise<Egress> {
+  return testenv.startEgress(node, { hostName: 'origin.demo', body: 'hello from the internet\n' });
 }
 
 const SHELL_IMAGE = 'kfx.demo/shell:1';
@@ -51,7 +27,7 @@ export async function showRealFetch(
   egress: Egress,
 ): Promise<string> {
   const image = await node.loadShellImage({ name: SHELL_IMAGE });
-  const url = egress.originUrl('pip-install');
+  const url = egress.url('pip-install');
   await client.create<V1Pod>(
     resources.pods,
     {
@@ -131,7 +107,7 @@ export async function showRealUat(
     image,
     command: ['sh', '/suite/run.sh'],
     junitFile: '/tmp/junit.xml',
-    env: { HTTP_PROXY: egress.proxyUrl, ORIGIN_URL: egress.originUrl('uat') },
+    env: { HTTP_PROXY: egress.proxy.url, ORIGIN_URL: egress.url('uat') },
     artifactsDir: join(env.dir, 'uat-artifacts'),
     timeoutMs: 120_000,
     reporter: uatReporter(log),

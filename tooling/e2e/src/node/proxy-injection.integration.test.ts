@@ -11,11 +11,9 @@ import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
   startControlPlane,
-  startForwardProxy,
-  startOrigin,
+  startEgress,
   type ControlPlane,
-  type ForwardProxy,
-  type Origin,
+  type Egress,
   waitFor,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +23,7 @@ import { finishedPod, onRealNode, realNodeAvailable, runPod } from './pods.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-node-proxy-'));
 let env: ControlPlane;
-let origin: Origin;
-let proxy: ForwardProxy;
+let egress: Egress;
 let webhook: WebhookUnderTest | undefined;
 let image = '';
 let kubeconfig = '';
@@ -38,15 +35,10 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
     const node = env.node;
     if (!node) throw new Error('no node');
     kubeconfig = env.kubeconfigPath;
-    origin = await startOrigin(['127.0.0.1', node.ip]);
-    proxy = await startForwardProxy({
-      listenIp: node.ip,
-      clients: node.subnet,
-      originPorts: [origin.port],
-      hostNames: ['origin.test'],
-    });
+    egress = await startEgress(node, { direct: true });
+    const proxy = egress.proxy.url;
     webhook = await startWebhookFromChart({
-      values: { proxyInjector: { config: { httpProxy: proxy.url, httpsProxy: proxy.url } } },
+      values: { proxyInjector: { config: { httpProxy: proxy, httpsProxy: proxy } } },
       kubeconfigPath: kubeconfig,
       dir,
     });
@@ -56,20 +48,19 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
 
   afterAll(async () => {
     await webhook?.stop();
-    await proxy.stop();
-    await origin.close();
+    await egress.stop();
     await env.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const url = (path: string) => `http://origin.test:${origin.port}/${path}`;
+  const url = (path: string) => egress.url(path);
   const pod = (name: string, spec: Partial<NonNullable<V1Pod['spec']>>): V1Pod => ({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: NS },
     spec: { restartPolicy: 'Never', containers: [], ...spec },
   });
-  const proxied = (path: string) => proxy.requests().filter((r) => r.url === url(path));
+  const proxied = (path: string) => egress.proxy.requests().filter((r) => r.url === url(path));
 
   it('sends a Pod created without proxy settings through the proxy, upper- and lower-case readers alike', async () => {
     const { pod: done, log } = await runPod(
@@ -96,7 +87,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
     expect(proxied('wget')).toEqual([
       expect.objectContaining({ client: ip, result: 'TCP_MISS/200' }),
     ]);
-    expect(origin.hits.filter((h) => h.from === ip)).toEqual([]);
+    expect(egress.origin.hits.filter((h) => h.from === ip)).toEqual([]);
   });
 
   it('lets a Pod whose own NO_PROXY covers the origin reach it directly: the proxy sees nothing', async () => {
@@ -124,7 +115,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
     ]);
     expect(vars.some((e) => e.name === 'HTTP_PROXY')).toBe(true);
     expect(proxied('direct')).toEqual([]);
-    expect(origin.hits).toContainEqual({ from: done.status?.podIP, path: '/direct' });
+    expect(egress.origin.hits).toContainEqual({ from: done.status?.podIP, path: '/direct' });
   });
 
   it('does the same for an init container', async () => {

@@ -11,12 +11,10 @@ import { join } from 'node:path';
 import {
   kubectl,
   startControlPlane,
-  startForwardProxy,
-  startOrigin,
+  startEgress,
   waitFor,
   type ControlPlane,
-  type ForwardProxy,
-  type Origin,
+  type Egress,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appEntry } from '../apps.js';
@@ -53,8 +51,7 @@ echo "========================= $((2 - fail)) passed, $fail failed =============
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-node-uat-'));
 let env: ControlPlane;
-let origin: Origin;
-let proxy: ForwardProxy;
+let egress: Egress;
 let image = '';
 
 interface Exit {
@@ -72,8 +69,8 @@ function uatRun(
   writeFileSync(
     envFile,
     Object.entries({
-      HTTP_PROXY: proxy.url,
-      ORIGIN_URL: `http://origin.test:${origin.port}/${name}`,
+      HTTP_PROXY: egress.proxy.url,
+      ORIGIN_URL: egress.url(name),
       ...settings,
     })
       .map(([k, v]) => `${k}=${v}\n`)
@@ -124,13 +121,7 @@ describe.skipIf(!realNodeAvailable)(
       env = await startControlPlane({ components: ['node'] });
       const node = env.node;
       if (!node) throw new Error('no node');
-      origin = await startOrigin(['127.0.0.1', node.ip]);
-      proxy = await startForwardProxy({
-        listenIp: node.ip,
-        clients: node.subnet,
-        originPorts: [origin.port],
-        hostNames: ['origin.test'],
-      });
+      egress = await startEgress(node);
       image = await node.loadShellImage({
         name: 'kfx.test/uat-suite:1',
         entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
@@ -138,8 +129,7 @@ describe.skipIf(!realNodeAvailable)(
     });
 
     afterAll(async () => {
-      await proxy.stop();
-      await origin.close();
+      await egress.stop();
       await env.stop();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -167,7 +157,7 @@ describe.skipIf(!realNodeAvailable)(
       };
       expect(summary).toMatchObject({ outcome: 'passed', junit: { tests: 2, failures: 0 } });
       // The suite's container reached the origin through squid, which logged its pod.
-      const used = proxy.requests().filter((r) => r.url.endsWith('/pass'));
+      const used = egress.proxy.requests().filter((r) => r.url.endsWith('/pass'));
       expect(used).toEqual([expect.objectContaining({ result: 'TCP_MISS/200' })]);
       expect(used[0]?.client.startsWith(env.node?.subnet.replace(/0\/24$/, '') ?? '-')).toBe(true);
       await nothingLeft();

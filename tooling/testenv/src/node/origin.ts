@@ -17,7 +17,10 @@ export interface Origin {
   close(): Promise<void>;
 }
 
-export async function startOrigin(addresses: readonly string[], body = 'hello from the origin\n') {
+export async function startOrigin(
+  addresses: readonly string[],
+  body = 'hello from the origin\n',
+): Promise<Origin> {
   const hits: OriginHit[] = [];
   const servers: Server[] = [];
   const listen = (host: string, port: number) =>
@@ -50,7 +53,7 @@ export async function startOrigin(addresses: readonly string[], body = 'hello fr
     const port = (servers[0]?.address() as AddressInfo).port;
     try {
       for (const host of rest) servers.push(await listen(host, port));
-      return { port, hits, close } satisfies Origin;
+      return { port, hits, close };
     } catch (error) {
       // That port is taken on another address: try another one.
       await close();

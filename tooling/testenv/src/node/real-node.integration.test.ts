@@ -9,9 +9,8 @@ import { CoreV1Api, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { waitFor } from '../wait.js';
-import { startForwardProxy } from './forward-proxy.js';
+import { startEgress } from './egress.js';
 import { realNodeSupport } from './host.js';
-import { startOrigin } from './origin.js';
 import { cgroupPids } from './teardown.js';
 
 const support = realNodeSupport();
@@ -165,16 +164,11 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
   it('forwards pods through squid to a loopback origin, logging the pod, and only there', async () => {
     const node = env.node;
     if (!node) throw new Error('no node');
-    const origin = await startOrigin(['127.0.0.1', node.ip]);
-    const proxy = await startForwardProxy({
-      listenIp: node.ip,
-      clients: node.subnet,
-      originPorts: [origin.port],
-      hostNames: ['origin.test'],
-    });
+    const egress = await startEgress(node);
+    const { origin, proxy } = egress;
     try {
       const image = await node.loadShellImage({ name: 'kfx.test/shell:1' });
-      const url = `http://origin.test:${origin.port}/via-proxy`;
+      const url = egress.url('via-proxy');
       await core.createNamespacedPod({
         namespace: 'default',
         body: pod('proxied', {
@@ -202,8 +196,7 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
       expect(origin.hits).toContainEqual({ from: '127.0.0.1', path: '/via-proxy' });
       expect(origin.hits.some((hit) => hit.from === done.status?.podIP)).toBe(false);
     } finally {
-      await proxy.stop();
-      await origin.close();
+      await egress.stop();
     }
   });
 });
