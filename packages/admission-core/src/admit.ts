@@ -11,7 +11,7 @@ import {
   type HandlerFailureReason,
 } from './handler-call.js';
 import { objectRef } from './object-ref.js';
-import { buildPatchConsuming } from './patch.js';
+import { diffObjects, verifyPatch } from './patch.js';
 import type { Webhook } from './webhook.js';
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
@@ -29,6 +29,8 @@ export interface Decision {
 export interface AdmitOptions {
   log: Logger;
   handlerTimeoutMs: number;
+  /** Awaited between the steps of a large review, so that other requests get their turn. */
+  pause?: (() => Promise<void>) | undefined;
 }
 
 // Kubernetes may truncate longer warnings; keep the whole message inside the limit.
@@ -100,7 +102,14 @@ export async function admit(
     }
     let operations;
     try {
-      operations = buildPatchConsuming(request.object, result.object ?? copy.object);
+      const mutated = result.object ?? copy.object;
+      if (options.pause) await options.pause();
+      operations = diffObjects(request.object, mutated);
+      if (operations.length > 0) {
+        if (options.pause) await options.pause();
+        // The check is done on the parsed original, which ends up patched (saves a copy).
+        verifyPatch(request.object, operations, mutated);
+      }
     } catch (error) {
       throw new HandlerFailure('invalid-patch', messageOf(error));
     }
@@ -111,6 +120,7 @@ export async function admit(
         response: withWarnings({ uid, allowed: true }, result.warnings),
       };
     }
+    if (options.pause) await options.pause();
     const text = JSON.stringify(operations);
     const response: AdmissionResponse = {
       uid,

@@ -4,6 +4,8 @@
 export type BadRequestReason =
   | 'invalid-json'
   | 'invalid-review'
+  | 'json-too-deep'
+  | 'json-too-many-values'
   | 'body-too-large'
   | 'body-timeout'
   | 'body-aborted'

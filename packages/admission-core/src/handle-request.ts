@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Outcome } from './admit.js';
 import { BadRequestError } from './bad-request.js';
 import { sendJson, sendStatus, send, type AnyRequest, type AnyResponse } from './http-answers.js';
+import type { JsonLimits } from './json-shape.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { readBody, type BodyLimits } from './read-body.js';
 import { reviewAdmission } from './review-admission.js';
@@ -14,6 +15,7 @@ export interface RequestHandlerOptions {
   metrics: AdmissionMetrics;
   log: Logger;
   limits: BodyLimits;
+  jsonLimits: JsonLimits;
   handlerTimeoutMs: number;
   /** Not ready while starting, while shutting down, or while a webhook says so. */
   readiness(): { ok: boolean; reasons: string[] };
@@ -22,8 +24,16 @@ export interface RequestHandlerOptions {
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
+// Refusals after the whole body was read: the HTTP/1.1 connection can serve the next request.
+const BODY_READ = new Set([
+  'invalid-json',
+  'invalid-review',
+  'json-too-deep',
+  'json-too-many-values',
+]);
+
 export function createRequestHandler(options: RequestHandlerOptions) {
-  const { metrics, log, limits, handlerTimeoutMs } = options;
+  const { metrics, log, limits, jsonLimits, handlerTimeoutMs } = options;
   const routes = new Map(options.webhooks.map((w) => [w.path, w]));
   const served = [...routes.keys()].join(', ');
 
@@ -38,7 +48,7 @@ export function createRequestHandler(options: RequestHandlerOptions) {
     log.warn({ webhook: webhook.name, reason: error.reason, status: error.status }, error.message);
     if (error.reason === 'body-aborted') return; // nobody is listening any more
     // An unread (or partly read) HTTP/1.1 body would be parsed as the next request: close.
-    const close = error.reason !== 'invalid-json' && error.reason !== 'invalid-review';
+    const close = !BODY_READ.has(error.reason);
     sendStatus(request, response, error.status, `${webhook.path}: ${error.message}`, { close });
   }
 
@@ -61,6 +71,8 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       } = await reviewAdmission(webhook, body, {
         logger: log,
         handlerTimeoutMs,
+        maxJsonDepth: jsonLimits.maxDepth,
+        maxJsonValues: jsonLimits.maxValues,
       });
       sendJson(request, response, JSON.stringify(review), options.draining());
       const seconds = (performance.now() - started) / 1000;

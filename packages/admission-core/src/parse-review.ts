@@ -9,6 +9,7 @@ import {
   type Operation,
 } from './admission-review.js';
 import { BadRequestError } from './bad-request.js';
+import { checkJsonShape, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-shape.js';
 
 type Json = Record<string, unknown>;
 
@@ -65,8 +66,14 @@ function optionalTriple<K extends string>(request: Json, field: string, keys: re
 const GVK = ['group', 'version', 'kind'] as const;
 const GVR = ['group', 'version', 'resource'] as const;
 
-/** Parses and checks an AdmissionReview v1 body. Throws BadRequestError naming the bad field. */
-export function parseAdmissionReview(body: string): AdmissionRequest {
+/**
+ * Parses and checks an AdmissionReview v1 body. Throws BadRequestError naming the bad field, or
+ * the limit (nesting depth, number of values) the body goes past.
+ */
+export function parseAdmissionReview(
+  body: string,
+  limits: Partial<JsonLimits> = {},
+): AdmissionRequest {
   let review: unknown;
   try {
     review = JSON.parse(body);
@@ -77,6 +84,8 @@ export function parseAdmissionReview(body: string): AdmissionRequest {
       `request body is not JSON: ${(error as Error).message}`,
     );
   }
+  // Before anything recursive touches it (JSON.parse itself copes with any depth).
+  checkJsonShape(review, { ...DEFAULT_JSON_LIMITS, ...limits });
   if (!isObject(review)) throw invalid('body', 'an AdmissionReview object', review);
   if (review.apiVersion !== ADMISSION_API_VERSION || review.kind !== 'AdmissionReview') {
     throw new BadRequestError(

@@ -10,7 +10,8 @@ export class InvalidPatchError extends Error {
   override readonly name = 'InvalidPatchError';
 }
 
-function diff(original: object, mutated: unknown): Operation[] {
+/** The operations from `original` to `mutated`, unchecked. */
+export function diffObjects(original: object, mutated: unknown): Operation[] {
   if (typeof mutated !== 'object' || mutated === null || Array.isArray(mutated)) {
     throw new InvalidPatchError('the returned object is not a JSON object');
   }
@@ -26,18 +27,25 @@ function diff(original: object, mutated: unknown): Operation[] {
 }
 
 /**
- * The containers (objects or arrays) the operations write into, outermost first, without those
- * inside another one in the list: `/spec/containers/0/env/6` → `/spec/containers/0/env`.
+ * The containers (objects or arrays) the operations write into, without those inside another one
+ * in the list: `/spec/containers/0/env/6` → `/spec/containers/0/env`. Linear in the total length
+ * of the paths: each parent looks its own ancestors up in a set, instead of being compared with
+ * every other parent (a Pod with 20,000 containers made that take seconds).
  */
 function touchedContainers(operations: readonly Operation[]): string[] {
-  const parents = [
-    ...new Set(operations.map((op) => op.path.slice(0, Math.max(0, op.path.lastIndexOf('/'))))),
-  ].sort((a, b) => a.length - b.length);
+  const parents = new Set<string>();
+  for (const { path } of operations) parents.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  if (parents.has('')) return [''];
   const kept: string[] = [];
   for (const parent of parents) {
-    if (!kept.some((outer) => outer === '' || parent === outer || parent.startsWith(`${outer}/`))) {
-      kept.push(parent);
+    let inside = false;
+    for (let end = parent.lastIndexOf('/'); end > 0; end = parent.lastIndexOf('/', end - 1)) {
+      if (parents.has(parent.slice(0, end))) {
+        inside = true;
+        break;
+      }
     }
+    if (!inside) kept.push(parent);
   }
   return kept;
 }
@@ -48,7 +56,7 @@ function touchedContainers(operations: readonly Operation[]): string[] {
  * again: a value that is not plain JSON (a BigInt, a class instance without toJSON) changes in
  * the copy compare() makes, and the check catches it there.
  */
-function verify(target: object, operations: Operation[], mutated: unknown): void {
+export function verifyPatch(target: object, operations: Operation[], mutated: unknown): void {
   let applied: unknown;
   try {
     applied = jsonPatch.applyPatch(target, operations, false, true).newDocument;
@@ -78,15 +86,8 @@ function verify(target: object, operations: Operation[], mutated: unknown): void
  * after the insertion point becomes a `replace`.
  */
 export function buildPatch(original: object, mutated: unknown): Operation[] {
-  const operations = diff(original, mutated);
-  if (operations.length > 0) verify(cloneJson(original), operations, mutated);
-  return operations;
-}
-
-/** buildPatch for the server's own use: `original` is consumed (it ends up patched). */
-export function buildPatchConsuming(original: object, mutated: unknown): Operation[] {
-  const operations = diff(original, mutated);
-  if (operations.length > 0) verify(original, operations, mutated);
+  const operations = diffObjects(original, mutated);
+  if (operations.length > 0) verifyPatch(cloneJson(original), operations, mutated);
   return operations;
 }
 

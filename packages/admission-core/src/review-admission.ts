@@ -9,6 +9,7 @@ import {
 } from './admission-review.js';
 import { admit, type Decision } from './admit.js';
 import { cloneJson } from './json-values.js';
+import { LARGE_REVIEW_BYTES, largeReviewTurn, yieldToOthers } from './large-reviews.js';
 import { parseAdmissionReview } from './parse-review.js';
 import type { Webhook } from './webhook.js';
 
@@ -17,6 +18,10 @@ export interface ReviewOptions {
   logger?: Logger;
   /** How long an asynchronous handler may take. Default 3000 ms. */
   handlerTimeoutMs?: number;
+  /** Deepest nesting of objects and arrays in the review. Default 128. */
+  maxJsonDepth?: number;
+  /** Most JSON values in the review. Default 200,000. */
+  maxJsonValues?: number;
 }
 
 export interface Review {
@@ -49,11 +54,31 @@ export async function reviewAdmission(
   body: string,
   options: ReviewOptions = {},
 ): Promise<Review> {
-  const request = parseAdmissionReview(body);
+  if (body.length <= LARGE_REVIEW_BYTES) return review(webhook, body, options, undefined);
+  const endTurn = await largeReviewTurn();
+  try {
+    return await review(webhook, body, options, yieldToOthers);
+  } finally {
+    endTurn();
+  }
+}
+
+async function review(
+  webhook: Webhook,
+  body: string,
+  options: ReviewOptions,
+  pause: (() => Promise<void>) | undefined,
+): Promise<Review> {
+  const request = parseAdmissionReview(body, {
+    ...(options.maxJsonDepth === undefined ? {} : { maxDepth: options.maxJsonDepth }),
+    ...(options.maxJsonValues === undefined ? {} : { maxValues: options.maxJsonValues }),
+  });
+  if (pause) await pause();
   const copy = cloneJson(request);
   const decision = await admit(webhook, request, copy, {
     log: options.logger ?? (silent ??= pino({ level: 'silent' })),
     handlerTimeoutMs: options.handlerTimeoutMs ?? 3000,
+    pause,
   });
   return { request, review: toReviewResponse(decision), decision };
 }

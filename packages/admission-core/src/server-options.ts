@@ -2,6 +2,7 @@
 // webhooks on one path, a negative limit) into an error at construction instead of at 3 a.m.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { DEFAULT_JSON_LIMITS, MAX_JSON_DEPTH_LIMIT } from './json-shape.js';
 import type { TlsFiles, TlsPair } from './tls-files.js';
 import type { Webhook } from './webhook.js';
 
@@ -23,6 +24,13 @@ export interface AdmissionServerOptions {
   registry?: Registry;
   /** Largest accepted body. Default 3 MiB (the apiserver's own request limit). */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of objects and arrays in a review (the review is level 1). Default 128, at
+   * most 1000. Deeper reviews are refused (400) before anything walks them recursively.
+   */
+  maxJsonDepth?: number;
+  /** Most JSON values in a review; more are refused (400). Default 200,000. */
+  maxJsonValues?: number;
   /** Time allowed to receive the whole body. Default 10000 ms. */
   bodyTimeoutMs?: number;
   /**
@@ -43,12 +51,18 @@ export type ResolvedOptions = Required<
 
 const RESERVED = new Set(['/healthz', '/readyz']);
 
-function checkNumber(name: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) {
+function checkNumber(name: string, value: number, min: number, max = Infinity): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Infinity ? `≥ ${min}` : `${min}-${max}`;
     throw new TypeError(
-      `createAdmissionServer: ${name} must be an integer ≥ ${min}, got ${String(value)}`,
+      `createAdmissionServer: ${name} must be an integer ${range}, got ${String(value)}`,
     );
   }
+}
+
+/** A bound that may be lifted with Infinity (the benchmarks compare against no bound). */
+function checkBound(name: string, value: number, min: number): void {
+  if (value !== Infinity) checkNumber(name, value, min);
 }
 
 export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions {
@@ -56,6 +70,8 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     port: 8443,
     metricsPort: 9090,
     maxBodyBytes: 3 * 1024 * 1024,
+    maxJsonDepth: DEFAULT_JSON_LIMITS.maxDepth,
+    maxJsonValues: DEFAULT_JSON_LIMITS.maxValues,
     bodyTimeoutMs: 10_000,
     handlerTimeoutMs: 3_000,
     shutdownTimeoutMs: 20_000,
@@ -98,6 +114,8 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkNumber('port', resolved.port, 0);
   if (resolved.metricsPort !== false) checkNumber('metricsPort', resolved.metricsPort, 0);
   checkNumber('maxBodyBytes', resolved.maxBodyBytes, 1);
+  checkNumber('maxJsonDepth', resolved.maxJsonDepth, 3, MAX_JSON_DEPTH_LIMIT);
+  checkBound('maxJsonValues', resolved.maxJsonValues, 1);
   checkNumber('bodyTimeoutMs', resolved.bodyTimeoutMs, 1);
   checkNumber('handlerTimeoutMs', resolved.handlerTimeoutMs, 1);
   checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);

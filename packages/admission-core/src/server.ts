@@ -47,6 +47,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     metrics,
     log,
     limits: { maxBytes: config.maxBodyBytes, timeoutMs: config.bodyTimeoutMs },
+    jsonLimits: { maxDepth: config.maxJsonDepth, maxValues: config.maxJsonValues },
     handlerTimeoutMs: config.handlerTimeoutMs,
     readiness,
     draining: () => drain?.draining ?? false,
