@@ -40,7 +40,10 @@ export interface AdmissionServerOptions {
   handlerTimeoutMs?: number;
   /** Longest graceful drain on close() before connections are cut. Default 20000 ms. */
   shutdownTimeoutMs?: number;
-  /** Re-read the TLS files this often even without a change event. Default 60000 ms. */
+  /**
+   * Compare the TLS files' identity, size and times this often and reload them when they
+   * changed, for rotations that no folder event reports. Default 2000 ms.
+   */
   tlsPollIntervalMs?: number;
 }
 
@@ -75,7 +78,7 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     bodyTimeoutMs: 10_000,
     handlerTimeoutMs: 3_000,
     shutdownTimeoutMs: 20_000,
-    tlsPollIntervalMs: 60_000,
+    tlsPollIntervalMs: 2_000,
     ...options,
   };
   const { webhooks, tls } = resolved;

@@ -1,8 +1,11 @@
 // Serving certificate and key from files, reloaded when they change on disk. cert-manager (through
 // a Secret volume) swaps a `..data` symlink inside the folder, and other tools rename files into
-// place, so the folders are watched rather than the files, with a slow poll as a safety net.
+// place, so the folders are watched rather than the files. Some rotations reach no folder event
+// (a symlink to a file elsewhere, a bind mount, a network file system): a poll of the files' stat
+// (cheap: no read, no parse) notices those within seconds, and a full re-read now and then
+// catches even a same-size rewrite within one timestamp tick.
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createSecureContext } from 'node:tls';
 
@@ -53,8 +56,24 @@ export interface TlsWatchOptions {
   onError(error: Error): void;
   /** Wait this long after a change before reading, so both files are written. Default 200. */
   debounceMs?: number;
-  /** Re-read this often even without a change event. Default 60000. */
+  /**
+   * Compare the files' identity (device, inode), size and times this often, and re-read them
+   * when those changed. Default 2000.
+   */
   pollIntervalMs?: number;
+}
+
+/** The files are re-read at least this often, changed stat or not. */
+const FULL_CHECK_MS = 60_000;
+
+/** What stat says about one file (through symlinks), or why it cannot say. */
+async function stampOf(path: string): Promise<string> {
+  try {
+    const { dev, ino, size, mtimeNs, ctimeNs } = await stat(path, { bigint: true });
+    return `${dev}:${ino}:${size}:${mtimeNs}:${ctimeNs}`;
+  } catch (error) {
+    return `error:${String((error as NodeJS.ErrnoException).code)}`;
+  }
 }
 
 export interface TlsWatcher {
@@ -68,11 +87,11 @@ export function watchTlsFiles(
   current: TlsPair,
   options: TlsWatchOptions,
 ): TlsWatcher {
-  const { debounceMs = 200, pollIntervalMs = 60_000 } = options;
+  const { debounceMs = 200, pollIntervalMs = 2000 } = options;
   let last = current;
   let pending: NodeJS.Timeout | undefined;
   let lastError = '';
-  const check = async () => {
+  const checkOnce = async () => {
     try {
       const pair = await readTlsFiles(files);
       lastError = '';
@@ -85,6 +104,22 @@ export function watchTlsFiles(
       if (message !== lastError) options.onError(error as Error);
       lastError = message;
     }
+  };
+  // One check at a time (a change event, the poll and reloadTls() may coincide), so a new pair
+  // is installed and counted once; a check asked for during one runs once more after it.
+  let running: Promise<void> | undefined;
+  let wanted = 0;
+  const runChecks = async () => {
+    for (let done = -1; done !== wanted;) {
+      done = wanted;
+      await checkOnce();
+    }
+    running = undefined;
+  };
+  const check = (): Promise<void> => {
+    wanted += 1;
+    running ??= runChecks();
+    return running;
   };
   const schedule = () => {
     clearTimeout(pending);
@@ -101,12 +136,32 @@ export function watchTlsFiles(
       );
     }
   }
-  const poll = setInterval(() => void check(), pollIntervalMs).unref();
+  // Undefined at first, so the first poll re-reads: a rotation between the initial read and the
+  // first stat would otherwise look like no change.
+  let stamp: string | undefined;
+  let polling = false;
+  let lastFull = Date.now();
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      const next = `${await stampOf(files.certFile)} ${await stampOf(files.keyFile)}`;
+      const due = Date.now() - lastFull >= FULL_CHECK_MS;
+      if (next !== stamp || due) {
+        stamp = next;
+        lastFull = Date.now();
+        await check();
+      }
+    } finally {
+      polling = false;
+    }
+  };
+  const timer = setInterval(() => void poll(), pollIntervalMs).unref();
   return {
     check,
     close() {
       clearTimeout(pending);
-      clearInterval(poll);
+      clearInterval(timer);
       for (const watcher of watchers) watcher.close();
     },
   };

@@ -120,3 +120,49 @@ describe('TLS reload', () => {
     expect(JSON.stringify(warning)).toContain('key values mismatch');
   });
 });
+
+describe('TLS reload without a folder event', () => {
+  // The configured files are symlinks to files in another folder, which a rotation replaces:
+  // the watched folder sees nothing (as with some bind mounts and network file systems).
+  it('serves a rotated certificate to new connections within seconds', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'kfx-elsewhere-'));
+    const authority = await writeDevCertificates(join(root, 'ca'));
+    const [linked, elsewhere] = [join(root, 'linked'), join(root, 'elsewhere')];
+    await mkdir(linked);
+    await mkdir(elsewhere);
+    const place = async (pair: { cert: string; key: string }, name: string) => {
+      await writeFile(join(elsewhere, `${name}.crt`), pair.cert);
+      await writeFile(join(elsewhere, `${name}.key`), pair.key);
+    };
+    await place(authority, 'current');
+    await symlink(join(elsewhere, 'current.crt'), join(linked, 'tls.crt'));
+    await symlink(join(elsewhere, 'current.key'), join(linked, 'tls.key'));
+    const server = await startTestServer({
+      webhooks: [webhook],
+      tls: { certFile: join(linked, 'tls.crt'), keyFile: join(linked, 'tls.key') },
+    });
+    try {
+      const serving = async () =>
+        (await postH1(server.port, '/healthz', '', { ca: authority.caCert, method: 'GET' })).serial;
+      expect(await serving()).toBe(serialOf(authority.cert));
+      const next = authority.issue();
+      await place(next, 'next');
+      // Renamed into place, as rotation tools do: a new file behind the unchanged symlinks.
+      await rename(join(elsewhere, 'next.key'), join(elsewhere, 'current.key'));
+      await rename(join(elsewhere, 'next.crt'), join(elsewhere, 'current.crt'));
+      const deadline = performance.now() + 20_000; // the poll this needs used to be 60 s
+      let seen = await serving();
+      while (seen !== serialOf(next.cert) && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seen = await serving();
+      }
+      expect(seen).toBe(serialOf(next.cert));
+      expect(await server.metricsText()).toMatch(
+        /kfx_admission_tls_reloads_total\{result="success"\} 1/,
+      );
+    } finally {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
