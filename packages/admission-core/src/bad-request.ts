@@ -9,14 +9,15 @@ export type BadRequestReason =
   | 'body-too-large'
   | 'body-timeout'
   | 'body-aborted'
-  | 'unsupported-media-type';
+  | 'unsupported-media-type'
+  | 'too-many-requests';
 
 export class BadRequestError extends Error {
   override readonly name = 'BadRequestError';
-  readonly status: 400 | 408 | 413 | 415;
+  readonly status: 400 | 408 | 413 | 415 | 429;
   readonly reason: BadRequestReason;
 
-  constructor(status: 400 | 408 | 413 | 415, reason: BadRequestReason, message: string) {
+  constructor(status: 400 | 408 | 413 | 415 | 429, reason: BadRequestReason, message: string) {
     super(message);
     this.status = status;
     this.reason = reason;

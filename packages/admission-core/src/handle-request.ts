@@ -4,10 +4,11 @@ import type { Logger } from 'pino';
 import type { Outcome } from './admit.js';
 import { BadRequestError } from './bad-request.js';
 import { sendJson, sendStatus, send, type AnyRequest, type AnyResponse } from './http-answers.js';
+import type { InFlight, InFlightTicket } from './in-flight.js';
 import type { JsonLimits } from './json-shape.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { readBody, type BodyLimits } from './read-body.js';
-import { reviewAdmission } from './review-admission.js';
+import { runReview } from './review-admission.js';
 import type { Webhook } from './webhook.js';
 
 export interface RequestHandlerOptions {
@@ -16,6 +17,7 @@ export interface RequestHandlerOptions {
   log: Logger;
   limits: BodyLimits;
   jsonLimits: JsonLimits;
+  inFlight: InFlight;
   handlerTimeoutMs: number;
   /** Not ready while starting, while shutting down, or while a webhook says so. */
   readiness(): { ok: boolean; reasons: string[] };
@@ -33,7 +35,7 @@ const BODY_READ = new Set([
 ]);
 
 export function createRequestHandler(options: RequestHandlerOptions) {
-  const { metrics, log, limits, jsonLimits, handlerTimeoutMs } = options;
+  const { metrics, log, limits, jsonLimits, inFlight, handlerTimeoutMs } = options;
   const routes = new Map(options.webhooks.map((w) => [w.path, w]));
   const served = [...routes.keys()].join(', ');
 
@@ -43,18 +45,27 @@ export function createRequestHandler(options: RequestHandlerOptions) {
     webhook: Webhook,
     error: BadRequestError,
   ) {
-    metrics.requests.inc({ webhook: webhook.name, operation: 'unknown', outcome: 'bad-request' });
+    const throttled = error.status === 429;
+    const outcome = throttled ? 'throttled' : 'bad-request';
+    metrics.requests.inc({ webhook: webhook.name, operation: 'unknown', outcome });
     metrics.errors.inc({ webhook: webhook.name, reason: error.reason });
     log.warn({ webhook: webhook.name, reason: error.reason, status: error.status }, error.message);
     if (error.reason === 'body-aborted') return; // nobody is listening any more
     // An unread (or partly read) HTTP/1.1 body would be parsed as the next request: close.
     const close = !BODY_READ.has(error.reason);
-    sendStatus(request, response, error.status, `${webhook.path}: ${error.message}`, { close });
+    // The apiserver's client waits Retry-After seconds and sends the review again.
+    const headers = throttled ? { 'retry-after': '1' } : undefined;
+    sendStatus(request, response, error.status, `${webhook.path}: ${error.message}`, {
+      close,
+      ...(headers ? { headers } : {}),
+    });
   }
 
   async function admission(request: AnyRequest, response: AnyResponse, webhook: Webhook) {
     const started = performance.now();
+    let ticket: InFlightTicket | undefined;
     try {
+      ticket = inFlight.enter();
       const type = request.headers['content-type'];
       if (type !== undefined && !JSON_TYPE.test(type)) {
         throw new BadRequestError(
@@ -63,18 +74,36 @@ export function createRequestHandler(options: RequestHandlerOptions) {
           `content-type ${JSON.stringify(type)} is not application/json`,
         );
       }
-      const body = await readBody(request, limits);
+      const body = await readBody(request, limits, ticket);
       const {
         request: admitted,
         review,
         decision,
-      } = await reviewAdmission(webhook, body, {
-        logger: log,
-        handlerTimeoutMs,
-        maxJsonDepth: jsonLimits.maxDepth,
-        maxJsonValues: jsonLimits.maxValues,
-      });
-      sendJson(request, response, JSON.stringify(review), options.draining());
+      } = await runReview(
+        webhook,
+        body,
+        {
+          logger: log,
+          handlerTimeoutMs,
+          maxJsonDepth: jsonLimits.maxDepth,
+          maxJsonValues: jsonLimits.maxValues,
+        },
+        () => {
+          inFlight.checkRoom();
+        },
+      );
+      const text = JSON.stringify(review);
+      // Until the client has taken it, the answer is held here (a patch can be megabytes).
+      ticket.hold(text.length);
+      const sent = ticket;
+      ticket = undefined;
+      const release = () => {
+        sent.release();
+      };
+      // 'close' comes once the answer is handed to the OS, or when the client goes away.
+      response.once('close', release);
+      sendJson(request, response, text, options.draining());
+      if (response.destroyed) release(); // the client left before: 'close' has come and gone
       const seconds = (performance.now() - started) / 1000;
       record(webhook, admitted.operation, decision.outcome, seconds, decision.patchBytes);
       const entry = {
@@ -106,6 +135,8 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       metrics.errors.inc({ webhook: webhook.name, reason: 'internal' });
       log.error({ err: error, webhook: webhook.name }, 'admission failed unexpectedly');
       sendStatus(request, response, 500, `${webhook.path}: internal error`, { close: true });
+    } finally {
+      ticket?.release();
     }
   }
 

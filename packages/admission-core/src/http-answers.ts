@@ -13,6 +13,7 @@ const REASONS: Record<number, string> = {
   408: 'Timeout',
   413: 'RequestEntityTooLarge',
   415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
 };
@@ -21,6 +22,16 @@ export interface AnswerOptions {
   /** HTTP/1.1 only: close the connection after this answer (unread body, or shutting down). */
   close?: boolean;
   headers?: Record<string, string>;
+}
+
+/** Answers longer than this many characters are written piece by piece, as the client reads. */
+const PIECE = 64 * 1024;
+
+/** The next cut at or before `end` that does not split a UTF-16 surrogate pair. */
+function cut(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
 }
 
 export function send(
@@ -32,6 +43,8 @@ export function send(
   options: AnswerOptions = {},
 ): void {
   if (response.headersSent || response.destroyed) return;
+  // The two response classes share these methods but not a declared type.
+  const out = response as ServerResponse;
   const headers: Record<string, string | number> = {
     'content-type': contentType,
     'content-length': Buffer.byteLength(body),
@@ -39,9 +52,27 @@ export function send(
   };
   // HTTP/2 forbids the Connection header; streams end on their own.
   if (options.close && request.httpVersionMajor === 1) headers.connection = 'close';
-  // The two response classes share this signature but not a declared type.
-  (response as ServerResponse).writeHead(status, headers);
-  (response as ServerResponse).end(body);
+  // A body refused unread is still on its way: take and drop it, so that the client can finish
+  // sending and read the answer (rather than meet a reset, or hold an HTTP/2 stream open).
+  if (options.close) request.resume();
+  out.writeHead(status, headers);
+  // A large answer handed over in one piece is copied whole into native memory and buffered in
+  // the TLS layer of each slow connection, outside the V8 heap: with a hundred connections that
+  // ran to hundreds of MiB. Written piece by piece on 'drain', a connection holds a piece or two.
+  let offset = 0;
+  const next = () => {
+    while (body.length - offset > PIECE) {
+      const end = cut(body, offset + PIECE);
+      const piece = body.slice(offset, end);
+      offset = end;
+      if (!out.write(piece)) {
+        out.once('drain', next);
+        return;
+      }
+    }
+    out.end(offset === 0 ? body : body.slice(offset));
+  };
+  next();
 }
 
 export function sendJson(request: AnyRequest, response: AnyResponse, body: string, close = false) {

@@ -10,6 +10,10 @@ import type { TlsPair } from './tls-files.js';
 export interface HttpsServerOptions {
   bodyTimeoutMs: number;
   log: Logger;
+  /** Open connections at most; Infinity: no bound. */
+  maxConnections: number;
+  /** HTTP/2 streams per connection at most; Infinity: Node's default (2^32 - 1). */
+  maxConcurrentStreams: number;
 }
 
 export function createHttpsServer(
@@ -17,13 +21,16 @@ export function createHttpsServer(
   handler: (request: AnyRequest, response: AnyResponse) => void,
   options: HttpsServerOptions,
 ): Http2SecureServer {
-  const { bodyTimeoutMs, log } = options;
+  const { bodyTimeoutMs, log, maxConnections, maxConcurrentStreams } = options;
   const server = createSecureServer({
     ...TLS_SETTINGS,
     ...pair,
     allowHTTP1: true,
     handshakeTimeout: 10_000,
+    ...(maxConcurrentStreams === Infinity ? {} : { settings: { maxConcurrentStreams } }),
   });
+  // Past it, new connections are closed as they arrive (each costs TLS and HTTP/2 buffers).
+  if (maxConnections !== Infinity) server.maxConnections = maxConnections;
   // HTTP/1.1 request headers must arrive within the body deadline too (slow-header clients);
   // Node checks that deadline on this interval.
   Object.assign(server, {

@@ -2,6 +2,7 @@
 // costs a bounded amount of memory and time instead of a worker.
 import type { Readable } from 'node:stream';
 import { BadRequestError } from './bad-request.js';
+import type { InFlightTicket } from './in-flight.js';
 
 export interface BodyLimits {
   maxBytes: number;
@@ -20,14 +21,28 @@ function tooLarge(maxBytes: number, size: string): BadRequestError {
   );
 }
 
-/** Resolves with the body as UTF-8 text; rejects with a BadRequestError (413, 408 or aborted). */
-export function readBody(source: BodySource, limits: BodyLimits): Promise<string> {
+/**
+ * Resolves with the body as UTF-8 text; rejects with a BadRequestError (413, 408, 429 or
+ * aborted). The body's bytes are reserved on `ticket` as they come (all at once when declared),
+ * so that the bodies in progress together stay within their bound.
+ */
+export function readBody(
+  source: BodySource,
+  limits: BodyLimits,
+  ticket?: InFlightTicket,
+): Promise<string> {
   const { maxBytes, timeoutMs } = limits;
   const declared = Number(source.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(tooLarge(maxBytes, String(declared)));
   }
   return new Promise((resolve, reject) => {
+    // Refused before a byte is read when there is no room for the declared length.
+    const refused = Number.isFinite(declared) && declared > 0 ? ticket?.grow(declared) : undefined;
+    if (refused) {
+      reject(refused);
+      return;
+    }
     const chunks: Buffer[] = [];
     let received = 0;
     const finish = (error: BadRequestError | undefined) => {
@@ -48,8 +63,16 @@ export function readBody(source: BodySource, limits: BodyLimits): Promise<string
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxBytes) finish(tooLarge(maxBytes, `over ${maxBytes}`));
-      else chunks.push(chunk);
+      if (received > maxBytes) {
+        finish(tooLarge(maxBytes, `over ${maxBytes}`));
+        return;
+      }
+      const busy = ticket?.grow(received);
+      if (busy) {
+        finish(busy);
+        return;
+      }
+      chunks.push(chunk);
     };
     const onEnd = () => {
       finish(undefined);

@@ -49,14 +49,28 @@ let silent: Logger | undefined;
  * send back, with the decision behind it. Throws BadRequestError when the body is not a valid
  * AdmissionReview; a failing handler never throws (its failure mode decides the answer).
  */
-export async function reviewAdmission(
+export function reviewAdmission(
   webhook: Webhook,
   body: string,
   options: ReviewOptions = {},
 ): Promise<Review> {
+  return runReview(webhook, body, options, undefined);
+}
+
+/**
+ * reviewAdmission for the server: `beforeLargeWork` runs when a large review's turn has come,
+ * and may refuse it (throw) when the process holds too much already.
+ */
+export async function runReview(
+  webhook: Webhook,
+  body: string,
+  options: ReviewOptions,
+  beforeLargeWork: (() => void) | undefined,
+): Promise<Review> {
   if (body.length <= LARGE_REVIEW_BYTES) return review(webhook, body, options, undefined);
   const endTurn = await largeReviewTurn();
   try {
+    beforeLargeWork?.();
     return await review(webhook, body, options, yieldToOthers);
   } finally {
     endTurn();

@@ -31,6 +31,20 @@ export interface AdmissionServerOptions {
   maxJsonDepth?: number;
   /** Most JSON values in a review; more are refused (400). Default 200,000. */
   maxJsonValues?: number;
+  /**
+   * Admissions in progress at once; more are answered 429 with Retry-After before their body is
+   * read. Default 128; Infinity: no bound.
+   */
+  maxInFlight?: number;
+  /**
+   * Bytes of request bodies the admissions in progress may hold together; a body that would go
+   * past it is answered 429. At least maxBodyBytes. Default 16 MiB; Infinity: no bound.
+   */
+  maxInFlightBytes?: number;
+  /** Open connections (HTTP/1.1 and HTTP/2 together); more are closed at once. Default 256. */
+  maxConnections?: number;
+  /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100. */
+  maxConcurrentStreams?: number;
   /** Time allowed to receive the whole body. Default 10000 ms. */
   bodyTimeoutMs?: number;
   /**
@@ -75,6 +89,10 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     maxBodyBytes: 3 * 1024 * 1024,
     maxJsonDepth: DEFAULT_JSON_LIMITS.maxDepth,
     maxJsonValues: DEFAULT_JSON_LIMITS.maxValues,
+    maxInFlight: 128,
+    maxInFlightBytes: 16 * 1024 * 1024,
+    maxConnections: 256,
+    maxConcurrentStreams: 100,
     bodyTimeoutMs: 10_000,
     handlerTimeoutMs: 3_000,
     shutdownTimeoutMs: 20_000,
@@ -119,6 +137,16 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkNumber('maxBodyBytes', resolved.maxBodyBytes, 1);
   checkNumber('maxJsonDepth', resolved.maxJsonDepth, 3, MAX_JSON_DEPTH_LIMIT);
   checkBound('maxJsonValues', resolved.maxJsonValues, 1);
+  checkBound('maxInFlight', resolved.maxInFlight, 1);
+  checkBound('maxInFlightBytes', resolved.maxInFlightBytes, 1);
+  if (resolved.maxInFlightBytes < resolved.maxBodyBytes) {
+    throw new TypeError(
+      `createAdmissionServer: maxInFlightBytes (${resolved.maxInFlightBytes}) must be at least ` +
+        `maxBodyBytes (${resolved.maxBodyBytes}), or a body of the largest size is never admitted`,
+    );
+  }
+  checkBound('maxConnections', resolved.maxConnections, 1);
+  checkBound('maxConcurrentStreams', resolved.maxConcurrentStreams, 1);
   checkNumber('bodyTimeoutMs', resolved.bodyTimeoutMs, 1);
   checkNumber('handlerTimeoutMs', resolved.handlerTimeoutMs, 1);
   checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);

@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { trackConnections, type ConnectionDrain } from './connection-drain.js';
 import { createRequestHandler } from './handle-request.js';
 import { createHttpsServer, listenError, listenOn } from './https-server.js';
+import { createInFlight } from './in-flight.js';
 import { createAdmissionMetrics, type AdmissionMetrics } from './metrics.js';
 import { createMetricsServer, type MetricsServer } from './metrics-server.js';
 import { resolveOptions, type AdmissionServerOptions } from './server-options.js';
@@ -48,6 +49,10 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     log,
     limits: { maxBytes: config.maxBodyBytes, timeoutMs: config.bodyTimeoutMs },
     jsonLimits: { maxDepth: config.maxJsonDepth, maxValues: config.maxJsonValues },
+    inFlight: createInFlight({
+      maxRequests: config.maxInFlight,
+      maxBytes: config.maxInFlightBytes,
+    }),
     handlerTimeoutMs: config.handlerTimeoutMs,
     readiness,
     draining: () => drain?.draining ?? false,
@@ -79,7 +84,12 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     const tlsOptions = { metrics, log, pollIntervalMs: config.tlsPollIntervalMs };
     const pair = await loadServingTls(config.tls, tlsOptions);
     await lifecycle.start();
-    const secure = createHttpsServer(pair, handler, { bodyTimeoutMs: config.bodyTimeoutMs, log });
+    const secure = createHttpsServer(pair, handler, {
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      log,
+      maxConnections: config.maxConnections,
+      maxConcurrentStreams: config.maxConcurrentStreams,
+    });
     server = secure;
     drain = trackConnections(secure);
     const port = await listenOn(secure, config.port, config.host).catch((error: unknown) => {
