@@ -47,6 +47,7 @@ export {
   type Variable,
   type VariableFamily,
 } from './settings.js';
+export { INJECTED_ANNOTATION, markInjected } from './stamp.js';
 export {
   createProxyInjector,
   injectionScope,

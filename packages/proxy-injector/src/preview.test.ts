@@ -14,7 +14,8 @@ describe('offline preview', () => {
     const input = structuredClone(pod);
     const preview = previewProxyInjection(input, config, { environment: {} });
     expect(input).toEqual(pod);
-    expect(preview.patch.map((op) => op.path)).toEqual([
+    expect(preview.patch.map((op) => op.path).sort()).toEqual([
+      '/metadata/annotations',
       '/spec/containers/0/env/2',
       '/spec/containers/0/env/3',
     ]);
@@ -40,9 +41,10 @@ describe('offline preview', () => {
     };
     const preview = previewProxyInjection(deployment, config, { environment: {} });
     expect(preview.patch[0]?.path).toBe('/spec/template/spec/containers/0/env/2');
-    expect(preview.notes.at(-1)).toBe(
+    expect(preview.notes.slice(-2)).toEqual([
       'the webhook changes the Pods of this Deployment when they are created, not the Deployment itself',
-    );
+      'its Pods are also annotated proxy-injector.kfx.dev/injected: "true"',
+    ]);
     const cronJob = {
       kind: 'CronJob',
       metadata: { name: 'nightly' },

@@ -11,6 +11,7 @@ import { applyOverride, parseNamespaceOverride } from './namespace-override.js';
 import { describeInjection } from './notes.js';
 import { planInjection, redactProxy, resolveProxySettings, type Environment } from './settings.js';
 import { INJECT_ANNOTATION, isMirrorPod, optedOut } from './opt-out.js';
+import { INJECTED_ANNOTATION, markInjected } from './stamp.js';
 
 export interface ProxyPreviewOptions {
   /** Read when `fromEnvironment` is on. Default `process.env`. */
@@ -93,9 +94,12 @@ export function previewProxyInjection(
     notes.push(
       ...describeInjection(injectPodSpec(pod.spec, plan, { operation: 'create' }, at), plan),
     );
-    if (object.kind !== 'Pod') {
+    if (object.kind === 'Pod') {
+      markInjected(pod); // as the webhook does on CREATE
+    } else {
       notes.push(
         `the webhook changes the Pods of this ${String(object.kind)} when they are created, not the ${String(object.kind)} itself`,
+        `its Pods are also annotated ${INJECTED_ANNOTATION}: "true"`,
       );
     }
   } else {

@@ -66,8 +66,9 @@ describe('proxy injection on Pod CREATE', () => {
       // Existing entries keep their index; the six variables follow, in a stable order.
       expect(envOf(pod, name)).toEqual([...before, ...INJECTED]);
     }
-    expect(patch.every((op) => op.op === 'add' && /\/env\/\d+$/.test(op.path))).toBe(true);
-    expect(patch).toHaveLength(18);
+    const envOps = patch.filter((op) => op.path.includes('/env/'));
+    expect(envOps.every((op) => op.op === 'add' && /\/env\/\d+$/.test(op.path))).toBe(true);
+    expect(envOps).toHaveLength(18);
   });
 
   it('injects native sidecars and turns an empty env list into the six variables', async () => {
@@ -244,5 +245,51 @@ describe('proxy injection on Pod CREATE', () => {
     expect(result.patch).toEqual([]);
     expect(result.warnings[0]).toContain('Pod test-kubeflow/uat-runner-x2x9d');
     expect(result.warnings[0]).toContain('spec.containers must be a list');
+  });
+});
+
+describe('the mark on every Pod the injector handled', () => {
+  const marked = (pod: Pod) => pod.metadata?.annotations?.['proxy-injector.kfx.dev/injected'];
+
+  it('annotates each Pod it saw on CREATE, whether or not it added anything', async () => {
+    for (const make of [argoWorkflowPod, katibTrialPod, istioNotebookPod, ownProxyPod]) {
+      const original = make();
+      const { pod, patch } = await admit(injector(), original);
+      expect(marked(pod)).toBe('true');
+      expect(patch).toContainEqual(
+        original.metadata?.annotations
+          ? {
+              op: 'add',
+              path: '/metadata/annotations/proxy-injector.kfx.dev~1injected',
+              value: 'true',
+            }
+          : {
+              op: 'add',
+              path: '/metadata/annotations',
+              value: { 'proxy-injector.kfx.dev/injected': 'true' },
+            },
+      );
+    }
+    // A container that sets every variable itself gets none, and the Pod is still marked.
+    const own = ownProxyPod();
+    own.spec = { containers: [{ name: 'own', image: 'x', env: INJECTED.map((v) => ({ ...v })) }] };
+    const { pod, patch } = await admit(injector(), own);
+    expect(marked(pod)).toBe('true');
+    expect(patch).toHaveLength(1);
+  });
+
+  it('leaves unmarked the Pods it did not handle: opted out, mirror, failed', async () => {
+    const optedOut = argoWorkflowPod();
+    optedOut.metadata = {
+      ...optedOut.metadata,
+      annotations: { 'proxy-injector.kfx.dev/inject': 'false' },
+    };
+    const mirror = ownProxyPod();
+    mirror.metadata = { ...mirror.metadata, annotations: { 'kubernetes.io/config.mirror': 'a1' } };
+    const broken = ownProxyPod();
+    (broken.spec as unknown as Record<string, unknown>).containers = 'not-a-list';
+    for (const pod of [optedOut, mirror, broken]) {
+      expect(marked((await admit(injector(), pod)).pod)).toBeUndefined();
+    }
   });
 });

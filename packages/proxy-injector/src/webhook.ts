@@ -17,6 +17,7 @@ import { applyOverride, type NamespaceOverride } from './namespace-override.js';
 import { NamespaceOverrides } from './namespace-overrides.js';
 import { describeInjection } from './notes.js';
 import { isMirrorPod, optedOut } from './opt-out.js';
+import { markInjected } from './stamp.js';
 import {
   planInjection,
   redactProxy,
@@ -109,6 +110,8 @@ export function createProxyInjector(
       const override = overrides?.get(request.namespace ?? pod.metadata?.namespace ?? '');
       const plan = planFor(override);
       const reports = injectPodSpec(pod.spec, plan, scope);
+      // Only at creation: a pods/ephemeralcontainers update may change nothing else.
+      if (scope.operation === 'create') markInjected(pod);
       // context.log is made on first use, per request: only touch it when the line is wanted.
       if (log.isLevelEnabled('debug')) {
         context.log.debug({ notes: describeInjection(reports, plan) }, 'proxy injection');
