@@ -1,7 +1,13 @@
 import { renderWebhookConfiguration, writeDevCertificates } from '@kfx/admission-core';
 import { proxyInjectorRegistration } from '@kfx/proxy-injector';
 import { pvcRewriterRegistration } from '@kfx/pvc-rewriter';
-import { applyManifests, ensureBinaries, startControlPlane, type ControlPlane } from '@kfx/testenv';
+import {
+  applyManifests,
+  ensureBinaries,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,24 +64,36 @@ function find(objects: Rendered[], kind: string): Rendered {
   return object;
 }
 
-/** Server-side dry run on the real apiserver: schema, defaulting and validation, nothing stored. */
-async function dryRunApply(objects: Rendered[]): Promise<{ code: number; output: string }> {
-  const text = objects.map((o) => JSON.stringify(o)).join('\n---\n');
-  const args = [
-    '--kubeconfig',
-    env?.kubeconfigPath ?? '',
-    'apply',
-    '--server-side',
-    '--dry-run=server',
-    '-f',
-    '-',
-  ];
+/** kubectl against the test apiserver, with `stdin`; never throws. */
+function runKubectl(args: string[], stdin = ''): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = execFile(kubectl, args, (error, stdout, stderr) => {
-      resolve({ code: error ? 1 : 0, output: stdout + stderr });
-    });
-    child.stdin?.end(text);
+    const child = execFile(
+      kubectl,
+      ['--kubeconfig', env?.kubeconfigPath ?? '', ...args],
+      (error, stdout, stderr) => {
+        resolve({ code: error ? 1 : 0, output: stdout + stderr });
+      },
+    );
+    child.stdin?.end(stdin);
   });
+}
+
+/** Server-side dry run on the real apiserver: schema, defaulting and validation, nothing stored. */
+function dryRunApply(objects: Rendered[]): Promise<{ code: number; output: string }> {
+  const text = objects.map((o) => JSON.stringify(o)).join('\n---\n');
+  return runKubectl(['apply', '--server-side', '--dry-run=server', '-f', '-'], text);
+}
+
+interface Container {
+  env?: { name: string; value: string }[];
+}
+
+function nodeOptions(objects: Rendered[]): string | undefined {
+  const deployment = find(objects, 'Deployment') as Rendered & {
+    spec: { template: { spec: { containers: Container[] } } };
+  };
+  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+  return env.find((variable) => variable.name === 'NODE_OPTIONS')?.value;
 }
 
 describe('the kfx-webhook Helm chart', () => {
@@ -240,5 +258,117 @@ describe('the kfx-webhook Helm chart', () => {
     expect(applied.output).toContain(
       'mutatingwebhookconfiguration.admissionregistration.k8s.io/kfx-kfx-webhook serverside-applied (server dry run)',
     );
+  });
+
+  it('sizes the Node.js heap from the memory limit, or takes nodeOptions as given', async () => {
+    expect(nodeOptions(await template())).toBe('--max-old-space-size=192 --max-semi-space-size=6');
+    expect(nodeOptions(await template('resources.limits.memory=1Gi'))).toBe(
+      '--max-old-space-size=512 --max-semi-space-size=16',
+    );
+    expect(nodeOptions(await template('resources.limits.memory=500M'))).toBe(
+      '--max-old-space-size=238 --max-semi-space-size=7',
+    );
+    expect(nodeOptions(await template('resources.limits=null'))).toBeUndefined();
+    expect(nodeOptions(await template('nodeOptions=--max-old-space-size=300'))).toBe(
+      '--max-old-space-size=300',
+    );
+    await expect(template('resources.limits.memory=0.5Gi')).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        'resources.limits.memory: expected a whole number with Ki, Mi, Gi, Ti, k, M, G or T',
+      ) as unknown,
+    });
+  });
+
+  it('passes the server limits into the configuration file', async () => {
+    const objects = await template('limits.maxInFlight=64', 'limits.maxInFlightBytes=33554432');
+    const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
+    const document: unknown = parseAllDocuments(configMap.data['config.yaml'])[0]?.toJS();
+    expect(parseConfig(document, HANDLERS).limits).toEqual({
+      maxInFlight: 64,
+      maxInFlightBytes: 33_554_432,
+    });
+    const lint = exec(helm, ['lint', chart, '--set', 'limits.maxInflight=1']);
+    await expect(lint).rejects.toMatchObject({
+      stdout: expect.stringMatching(/additional properties 'maxInflight' not allowed/) as unknown,
+    });
+  });
+
+  it('with failurePolicy Fail, refuses Pods while the webhook cannot answer, except in kube-system and its own namespace', async () => {
+    const objects = await template('webhook.failurePolicy=Fail');
+    const configuration = find(objects, 'MutatingWebhookConfiguration') as Rendered & {
+      webhooks: { failurePolicy: string }[];
+    };
+    expect(configuration.webhooks.map((w) => w.failurePolicy)).toEqual(['Fail', 'Fail']);
+    const certificate = find(objects, 'Certificate');
+    const expected = renderWebhookConfiguration({
+      kind: 'mutating',
+      name: 'kfx-kfx-webhook',
+      namespace: 'kfx-system',
+      service: { name: 'kfx-kfx-webhook' },
+      certManagerInjectFrom: `kfx-system/${certificate.metadata.name}`,
+      webhooks: [
+        proxyInjectorRegistration(
+          {
+            name: 'proxy-injector',
+            path: '/mutate/proxy-injector',
+            type: 'mutating',
+            failureMode: 'admit',
+          },
+          { failurePolicy: 'Fail' },
+        ),
+        pvcRewriterRegistration(
+          {
+            name: 'pvc-rewriter',
+            path: '/mutate/pvc-rewriter',
+            type: 'mutating',
+            failureMode: 'admit',
+          },
+          { failurePolicy: 'Fail' },
+        ),
+      ],
+    });
+    expect(configuration.webhooks).toEqual(expected.webhooks);
+
+    // Registered for real, with no webhook Service behind it: every call fails.
+    if (!env) throw new Error('no control plane');
+    await applyManifests(env.kubeConfig, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+    });
+    const created = await runKubectl(
+      ['apply', '--server-side', '-f', '-'],
+      JSON.stringify(configuration),
+    );
+    expect(created.code, created.output).toBe(0);
+    const pod = (namespace: string, name: string) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace },
+        spec: { containers: [{ name: 'main', image: 'busybox' }] },
+      });
+    try {
+      // The apiserver picks the configuration up asynchronously: wait for the first refusal.
+      const refused = await waitFor(
+        async () => {
+          const answer = await runKubectl(
+            ['create', '--dry-run=server', '-f', '-'],
+            pod('team-a', 'probe'),
+          );
+          return answer.code !== 0
+            ? { done: true, value: answer }
+            : { done: false, saw: answer.output };
+        },
+        { description: 'the apiserver refusing a Pod in team-a', timeoutMs: 30_000 },
+      );
+      expect(refused.output).toMatch(/failed calling webhook "proxy-injector\.kfx\.dev"/);
+      for (const namespace of ['kube-system', 'kfx-system']) {
+        const answer = await runKubectl(['create', '-f', '-'], pod(namespace, 'recovery'));
+        expect(answer.code, answer.output).toBe(0);
+      }
+    } finally {
+      await runKubectl(['delete', 'mutatingwebhookconfiguration', 'kfx-kfx-webhook']);
+    }
   });
 });

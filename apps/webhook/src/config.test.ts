@@ -26,6 +26,7 @@ describe('parseConfig', () => {
       tls,
       logLevel: 'info',
       shutdownTimeoutMs: 20_000,
+      limits: {},
       sections: { proxyInjector: undefined, pvcRewriter: undefined },
     });
   });
@@ -77,11 +78,22 @@ describe('parseConfig', () => {
       'pvcRewriter.rules[0].storageClassName: Required',
     ],
     [
+      'a limit that is not a count',
+      { tls, limits: { maxInFlight: 0 } },
+      'limits.maxInFlight: expected a number above 0',
+    ],
+    ['a misspelt limit', { tls, limits: { maxInflight: 10 } }, 'limits.maxInflight: unknown key'],
+    [
       'a rule with an unknown access mode',
       { tls, pvcRewriter: { rules: [{ accessModes: ['RWX'], storageClassName: 'nfs' }] } },
       'pvcRewriter.rules[0].accessModes[0]: expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
     ],
   ];
+
+  it('passes only the limits given, for the server to default the rest', () => {
+    const config = parseConfig({ tls, limits: { maxInFlight: 64, maxJsonDepth: 50 } }, HANDLERS);
+    expect(config.limits).toEqual({ maxInFlight: 64, maxJsonDepth: 50 });
+  });
 
   it.each(mistakes)('refuses %s, naming the key', (_what, document, message) => {
     expect(problems(document)).toContain(message);
@@ -91,7 +103,7 @@ describe('parseConfig', () => {
     const message = problems({ tls, prot: 8443 });
     expect(message).toContain('prot: unknown key');
     expect(message).toContain(
-      '(the top-level keys are port, metricsPort, tls, logLevel, shutdownTimeoutMs, proxyInjector, pvcRewriter)',
+      '(the top-level keys are port, metricsPort, tls, logLevel, shutdownTimeoutMs, limits, proxyInjector, pvcRewriter)',
     );
   });
 

@@ -23,6 +23,31 @@ const milliseconds = z
   .int()
   .positive();
 
+const count = z
+  .number({ error: typed('a whole number') })
+  .int({ error: 'expected a whole number' })
+  .positive({ error: 'expected a number above 0' });
+
+/**
+ * Bounds on the work and memory of the admission server (see @kfx/admission-core); an absent key
+ * keeps the library's default, sized for the chart's 256Mi memory limit.
+ */
+const limitsShape = z.strictObject(
+  {
+    maxBodyBytes: count.optional(),
+    maxInFlight: count.optional(),
+    maxInFlightBytes: count.optional(),
+    maxConnections: count.optional(),
+    maxConcurrentStreams: count.optional(),
+    maxJsonDepth: count.optional(),
+    maxJsonValues: count.optional(),
+  },
+  { error: typed('a mapping of limits') },
+);
+
+/** The limits given in the file (absent keys are left out, not undefined). */
+export type Limits = { [K in keyof z.output<typeof limitsShape>]?: number };
+
 /** The keys every kfx-webhook configuration has, whatever handlers it serves. */
 export const baseShape = {
   /** HTTPS port for the apiserver's calls and the health checks. */
@@ -40,11 +65,13 @@ export const baseShape = {
     .default('info'),
   /** Longest graceful drain on SIGTERM; keep it under terminationGracePeriodSeconds. */
   shutdownTimeoutMs: milliseconds.default(20_000),
+  limits: limitsShape.default({}),
 };
 
 export type BaseConfig = z.output<z.ZodObject<typeof baseShape>>;
 
-export interface WebhookAppConfig extends BaseConfig {
+export interface WebhookAppConfig extends Omit<BaseConfig, 'limits'> {
+  limits: Limits;
   /** Each handler's section, parsed by its schema; absent sections are undefined. */
   sections: Record<string, unknown>;
 }
@@ -69,6 +96,7 @@ export function parseConfig(
       'tls',
       'logLevel',
       'shutdownTimeoutMs',
+      'limits',
       ...handlers.map((h) => h.section),
     ];
     const lines = describeIssues(result.error.issues);
@@ -81,7 +109,7 @@ export function parseConfig(
     }
     throw new ConfigError(lines);
   }
-  const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, ...rest } = result.data;
+  const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, limits, ...rest } = result.data;
   const parsed: Record<string, unknown> = rest;
   return {
     port,
@@ -89,6 +117,8 @@ export function parseConfig(
     tls,
     logLevel,
     shutdownTimeoutMs,
+    // Only the keys given: the server's own defaults fill the rest.
+    limits: Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
     sections: Object.fromEntries(
       handlers.map((handler) => [handler.section, parsed[handler.section]]),
     ),

@@ -77,6 +77,22 @@ describe('kfx-webhook', () => {
     });
   });
 
+  it('exits 1 and names the limits that do not fit together', async () => {
+    const certs = await writeDevCertificates(join(dir, 'limits-tls'));
+    const file = join(dir, 'limits.yaml');
+    await writeFile(
+      file,
+      `tls:\n  certFile: ${certs.certFile}\n  keyFile: ${certs.keyFile}\n` +
+        'limits:\n  maxBodyBytes: 4194304\n  maxInFlightBytes: 1048576\n',
+    );
+    await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `invalid configuration ${file}: limits: maxInFlightBytes (1048576) must be at least maxBodyBytes (4194304)`,
+      ) as unknown,
+    });
+  });
+
   it('serves both routes, then drains and exits 0 on SIGTERM; the bundle needs no node_modules', async () => {
     const certs = await writeDevCertificates(join(dir, 'tls'));
     const config = join(dir, 'good.yaml');
@@ -125,6 +141,7 @@ describe('kfx-webhook', () => {
     expect(metrics).toContain(
       'kfx_admission_requests_total{webhook="pvc-rewriter",operation="CREATE",outcome="allowed"} 1',
     );
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });

@@ -4,7 +4,7 @@ import { closeOnSignals, createAdmissionServer } from '@kfx/admission-core';
 import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadConfig } from './config.js';
 import { VERSION } from './version.js';
 import { createWebhooks, HANDLERS } from './webhooks.js';
@@ -19,7 +19,7 @@ and Prometheus metrics at GET /metrics on a separate plain-HTTP port.
 
 Options:
   --config FILE       YAML configuration (port, metricsPort, tls, logLevel, shutdownTimeoutMs,
-                      proxyInjector, pvcRewriter)
+                      limits, proxyInjector, pvcRewriter)
   --kubeconfig FILE   API access for the watched caches (StorageClasses, namespace labels,
                       per-namespace proxy ConfigMaps); default: in-cluster, then KUBECONFIG,
                       then ~/.kube/config. Without any, the handlers run without them.
@@ -93,6 +93,8 @@ async function main(args: string[]): Promise<number | undefined> {
   }
   const logger = pino({ name: 'kfx-webhook', level: config.logLevel });
   const registry = new Registry();
+  // Node's process metrics too: process_resident_memory_bytes against the container's limit.
+  collectDefaultMetrics({ register: registry });
   let client: KubeClient | undefined;
   try {
     client = kubeClient(values, logger, registry);
@@ -100,15 +102,27 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
     return 1;
   }
-  const server = createAdmissionServer({
-    webhooks: createWebhooks(config.sections, HANDLERS, { logger, client }),
-    registry,
-    tls: config.tls,
-    port: config.port,
-    metricsPort: config.metricsPort,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
-    logger,
-  });
+  const webhooks = createWebhooks(config.sections, HANDLERS, { logger, client });
+  let server;
+  try {
+    server = createAdmissionServer({
+      webhooks,
+      registry,
+      tls: config.tls,
+      port: config.port,
+      metricsPort: config.metricsPort,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      ...config.limits,
+      logger,
+    });
+  } catch (error) {
+    // The limits are checked against each other here (e.g. maxInFlightBytes ≥ maxBodyBytes).
+    const message = (error as Error).message.replace(/^createAdmissionServer: /, '');
+    process.stderr.write(`kfx-webhook: invalid configuration ${values.config}: limits: ${message}
+`);
+    client?.close();
+    return 1;
+  }
   try {
     await server.start();
   } catch (error) {

@@ -39,6 +39,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "kfx-webhook.config" -}}
 {{- $config := dict "port" .Values.port "metricsPort" .Values.metricsPort "logLevel" .Values.logLevel "shutdownTimeoutMs" .Values.shutdownTimeoutMs -}}
 {{- $_ := set $config "tls" (dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key") -}}
+{{- if .Values.limits }}{{ $_ := set $config "limits" .Values.limits }}{{ end -}}
 {{- if .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
 {{- if .Values.pvcRewriter.config.rules }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}
 {{- toYaml $config -}}
@@ -67,4 +68,41 @@ namespace labels, ConfigMaps when proxy-injector takes per-namespace overrides f
   resources: ["configmaps"]
   verbs: ["list", "watch"]
 {{- end }}
+{{- end -}}
+
+{{/*
+resources.limits.memory in MiB (rounded down), or "" without a limit. Kubernetes quantities
+with a binary (Ki, Mi, Gi, Ti) or decimal (k, M, G, T) suffix, or plain bytes.
+*/}}
+{{- define "kfx-webhook.memoryLimitMiB" -}}
+{{- $quantity := toString (dig "limits" "memory" "" (.Values.resources | default dict)) -}}
+{{- if $quantity -}}
+{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $quantity) -}}
+{{- fail (printf "resources.limits.memory: expected a whole number with Ki, Mi, Gi, Ti, k, M, G or T (the heap size is derived from it), got %q; or set nodeOptions" $quantity) -}}
+{{- end -}}
+{{- $number := regexFind "^[0-9]+" $quantity | int64 -}}
+{{- $unit := trimPrefix (toString $number) $quantity -}}
+{{- $bytes := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "" 1 -}}
+{{- div (mul $number (get $bytes $unit)) 1048576 -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+NODE_OPTIONS: nodeOptions if set, else a V8 heap sized from the memory limit (old space half the
+limit, semi-space limit/64 between 1 and 16 MiB), so that the heap is collected before the
+container reaches its limit instead of growing past it; "" without either.
+*/}}
+{{- define "kfx-webhook.nodeOptions" -}}
+{{- if .Values.nodeOptions -}}
+{{- .Values.nodeOptions -}}
+{{- else -}}
+{{- $mib := include "kfx-webhook.memoryLimitMiB" . -}}
+{{- if $mib -}}
+{{- $limit := $mib | int64 -}}
+{{- if lt $limit 64 -}}
+{{- fail (printf "resources.limits.memory: %s is below the 64Mi kfx-webhook needs to start" (toString .Values.resources.limits.memory)) -}}
+{{- end -}}
+{{- printf "--max-old-space-size=%d --max-semi-space-size=%d" (div $limit 2) (max 1 (min 16 (div $limit 64))) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
