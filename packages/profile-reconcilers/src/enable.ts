@@ -1,8 +1,13 @@
 // Binding a reconciler to its part of the config file: validate with its schema (errors name
 // the full key), prepare (read files, compile templates), and hide the config types behind
-// the three members the controller uses.
+// the members the controller uses.
 import { ConfigError, describeIssues } from '@kfx/kube-runtime';
-import type { EnabledReconciler, PrepareEnv, ProfileReconciler } from './reconciler.js';
+import {
+  EMPTY_VIEW,
+  type EnabledReconciler,
+  type PrepareEnv,
+  type ProfileReconciler,
+} from './reconciler.js';
 import { TemplateError } from './templates/template-text.js';
 
 export type Enabler = (raw: unknown, env: PrepareEnv) => EnabledReconciler;
@@ -25,7 +30,9 @@ export function enableReconciler<Config, Prepared>(
   return {
     name: reconciler.name,
     kinds: reconciler.kinds(prepared),
-    desired: (profile) => reconciler.desired(profile, { config: prepared }),
+    reads: reconciler.reads?.(prepared) ?? [],
+    desired: (profile, read = EMPTY_VIEW) =>
+      reconciler.desired(profile, { config: prepared, read }),
   };
 }
 

@@ -38,6 +38,7 @@ export {
 } from './quota-labels.js';
 export {
   defineReconciler,
+  EMPTY_VIEW,
   type Desired,
   type DesiredContext,
   type EnabledReconciler,
@@ -45,6 +46,8 @@ export {
   type PrepareEnv,
   type Problem,
   type ProfileReconciler,
+  type ReadRef,
+  type ReadView,
 } from './reconciler.js';
 export { limitRangeReconciler, type LimitRangeConfig } from './reconcilers/limit-range.js';
 export { namespaceReconciler, type NamespaceConfig } from './reconcilers/namespace.js';

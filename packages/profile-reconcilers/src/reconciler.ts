@@ -38,8 +38,36 @@ export interface PrepareEnv {
   key: string;
 }
 
+/**
+ * Objects a reconciler reads but never writes (contributors' RoleBindings, Secrets to copy). The
+ * controller caches them and hands `desired` a read-only view, so `desired` stays a pure
+ * function of the Profile, its config and that view; a change to a cached object reconciles the
+ * Profiles that read it.
+ */
+export interface ReadRef {
+  apiVersion: string;
+  kind: string;
+  /**
+   * The one namespace to read (e.g. where the Secrets to copy live): a change there reconciles
+   * every Profile. Absent: objects in the Profile's own namespace, whose changes reconcile that
+   * Profile.
+   */
+  namespace?: string | undefined;
+}
+
+/** What `desired` may read: the cached objects of the kinds the reconciler declared. */
+export interface ReadView {
+  /** The cached objects of `ref` in `namespace`; throws when `ref` was not declared in `reads`. */
+  list(ref: ReadRef, namespace: string): readonly KubeObject[];
+}
+
+/** A view that holds nothing, for reconcilers that read nothing (and for tests). */
+export const EMPTY_VIEW: ReadView = { list: () => [] };
+
 export interface DesiredContext<Prepared> {
   config: Prepared;
+  /** Read-only view of the objects declared in `reads`. */
+  read: ReadView;
 }
 
 export interface ProfileReconciler<Config, Prepared = Config> {
@@ -49,6 +77,8 @@ export interface ProfileReconciler<Config, Prepared = Config> {
   /** Turns the validated config into what `desired` needs (read files, compile); may throw. */
   prepare: (config: Config, env: PrepareEnv) => Prepared;
   kinds: (config: Prepared) => KindRef[];
+  /** What it reads from the caches (never from the API); default nothing. */
+  reads?: ((config: Prepared) => ReadRef[]) | undefined;
   desired: (profile: Profile, context: DesiredContext<Prepared>) => Desired;
 }
 
@@ -56,7 +86,9 @@ export interface ProfileReconciler<Config, Prepared = Config> {
 export interface EnabledReconciler {
   name: string;
   kinds: KindRef[];
-  desired: (profile: Profile) => Desired;
+  /** Kinds it reads through the view given to `desired`. */
+  reads?: ReadRef[] | undefined;
+  desired: (profile: Profile, read?: ReadView) => Desired;
 }
 
 /** For reconcilers that need no preparation step. */

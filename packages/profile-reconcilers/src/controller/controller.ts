@@ -1,6 +1,6 @@
-// The profile controller: watches Profiles, namespaces and every kind the enabled reconcilers
-// make (kfx-labelled objects only, indexed by owner), and reconciles a Profile whenever any of
-// them changes. The caches run on every replica (a hot standby is ready at once); only the
+// The profile controller: watches Profiles, namespaces, every kind the enabled reconcilers
+// make (kfx-labelled objects only, indexed by owner) and every kind they read, and reconciles a
+// Profile whenever any of them changes. The caches run on every replica (a hot standby is ready at once); only the
 // leader runs the work queue, so only the leader writes.
 import {
   createInformer,
@@ -19,6 +19,7 @@ import type { Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { OwnedKinds } from './owned-kinds.js';
+import { ReadKinds } from './read-kinds.js';
 import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
 import { NamespaceGuard } from './namespace-claim.js';
@@ -61,6 +62,7 @@ export class ProfileController {
   readonly #guard: NamespaceGuard;
   #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
+  #reads: ReadKinds | undefined;
   #queue: WorkQueue | undefined;
 
   constructor(options: ProfileControllerOptions) {
@@ -86,7 +88,12 @@ export class ProfileController {
   }
 
   get informers(): Informer<KubeObject>[] {
-    return [this.profiles, this.namespaces, ...(this.#kinds?.informers ?? [])];
+    return [
+      this.profiles,
+      this.namespaces,
+      ...(this.#kinds?.informers ?? []),
+      ...(this.#reads?.informers ?? []),
+    ];
   }
 
   /** True while this replica runs the work queue. */
@@ -97,13 +104,14 @@ export class ProfileController {
   /** Resolves the kinds, starts every cache and waits until all have synced. */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#kinds) return;
-    const kinds = await OwnedKinds.resolve(this.#options.client, this.#options.config.reconcilers, {
-      logger: this.#logger,
-      registry: this.#registry,
-    });
+    const { client, config } = this.#options;
+    const common = { logger: this.#logger, registry: this.#registry };
+    const kinds = await OwnedKinds.resolve(client, config.reconcilers, common);
+    const reads = await ReadKinds.resolve(client, config.reconcilers, common);
     this.#kinds = kinds;
+    this.#reads = reads;
     wireTriggers(
-      { profiles: this.profiles, namespaces: this.namespaces, kinds, echoes: this.#echoes },
+      { profiles: this.profiles, namespaces: this.namespaces, kinds, reads, echoes: this.#echoes },
       {
         enqueue: (name) => this.#queue?.add(name),
         deleted: (name) => {
@@ -123,7 +131,8 @@ export class ProfileController {
   /** Runs the work queue (this replica writes) until `signal` aborts. Call after start(). */
   async lead(signal: AbortSignal): Promise<void> {
     const kinds = this.#kinds;
-    if (!kinds) throw new Error('ProfileController.lead() needs start() first');
+    const reads = this.#reads;
+    if (!kinds || !reads) throw new Error('ProfileController.lead() needs start() first');
     if (this.#queue) throw new Error('ProfileController.lead() is already running');
     const fieldManager = this.#options.config.fieldManager ?? 'kfx-controller';
     const recorder = new EventRecorder({
@@ -142,6 +151,7 @@ export class ProfileController {
       client: this.#options.client,
       reconcilers: this.#options.config.reconcilers,
       kinds,
+      read: reads.view,
       namespaces: this.namespaces.store,
       guard: this.#guard,
       fieldManager,

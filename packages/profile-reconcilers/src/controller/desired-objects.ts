@@ -3,7 +3,7 @@
 // compute everything (whose old objects must then be kept, not pruned).
 import type { KubeObject } from '@kfx/kube-runtime';
 import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
-import type { EnabledReconciler, Problem } from '../reconciler.js';
+import { EMPTY_VIEW, type EnabledReconciler, type Problem, type ReadView } from '../reconciler.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
 
 export interface DesiredObject {
@@ -27,9 +27,14 @@ export function desiredObjects(
   profile: Profile,
   reconcilers: readonly EnabledReconciler[],
   kinds: OwnedKinds,
-  /** The Profile's namespace existed before it (adopted): it gets no ownerReference. */
-  adopted = false,
+  options: {
+    /** The Profile's namespace existed before it (adopted): it gets no ownerReference. */
+    adopted?: boolean | undefined;
+    /** The caches of what the reconcilers read. */
+    read?: ReadView | undefined;
+  } = {},
 ): DesiredSet {
+  const { adopted = false, read = EMPTY_VIEW } = options;
   const set: DesiredSet = {
     objects: [],
     ids: new Set(),
@@ -40,7 +45,7 @@ export function desiredObjects(
   const owners = new Map<string, string>();
   for (const reconciler of reconcilers) {
     try {
-      const desired = reconciler.desired(profile);
+      const desired = reconciler.desired(profile, read);
       for (const problem of desired.problems)
         set.problems.push({ ...problem, reconciler: reconciler.name });
       if (desired.incomplete) set.keep.add(reconciler.name);

@@ -1,7 +1,8 @@
 // One reconcile of one Profile: check that the namespace of its name is the Profile's to use
 // (namespace-claim.ts), compute what every reconciler wants, make the namespace's objects match
-// (apply-all.ts), then hand the outcome to the status writer and record Events for repairs. A failing reconciler does not stop the others; the reconcile then fails as a
-// whole so that the work queue retries it with backoff.
+// (apply-all.ts), then hand the outcome to the status writer and record Events for repairs. A
+// failing reconciler does not stop the others; the reconcile then fails as a whole so that the
+// work queue retries it with backoff.
 import type {
   EventInput,
   EventRecorder,
@@ -11,7 +12,7 @@ import type {
   ReadonlyStore,
 } from '@kfx/kube-runtime';
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
-import type { EnabledReconciler } from '../reconciler.js';
+import type { EnabledReconciler, ReadView } from '../reconciler.js';
 import { applyAll } from './apply-all.js';
 import type { Change } from './apply-desired.js';
 import { describeObject } from './describe.js';
@@ -28,6 +29,8 @@ export interface ReconcileDeps {
   client: KubeClient;
   reconcilers: readonly EnabledReconciler[];
   kinds: OwnedKinds;
+  /** The caches of what reconcilers read. */
+  read: ReadView;
   /** Every namespace (what namespace-claim.ts reads only). */
   namespaces: ReadonlyStore<KubeObject>;
   /** Decides whether a Profile may use the namespace of its name. */
@@ -65,7 +68,10 @@ export async function reconcileProfile(
 ): Promise<void> {
   const claim = deps.guard.judge(profile, deps.namespaces.get(profileNamespace(profile)));
   const held = claim.verdict === 'held';
-  const desired = desiredObjects(profile, deps.reconcilers, deps.kinds, held && claim.adopted);
+  const desired = desiredObjects(profile, deps.reconcilers, deps.kinds, {
+    adopted: held && claim.adopted,
+    read: deps.read,
+  });
   const outcome: Outcome = {
     applied: [],
     problems: desired.problems.map((p) => `${p.reconciler}: ${p.message}`),

@@ -1,19 +1,23 @@
 // What makes a Profile's reconcile run: the Profile itself changing (or its resync), its
 // namespace appearing, going, starting to terminate or changing hands (its ownerReferences or
-// the adoption annotation), and any kfx-managed object it owns being added, edited or deleted
-// by someone else. The controller's own writes come back as watch events too; those are
-// recognised (echoes.ts) and skipped.
+// the adoption annotation), any kfx-managed object it owns being added, edited or deleted by
+// someone else, and any object its reconcilers read changing (read-kinds.ts): one in its own
+// namespace reconciles it, one in a fixed namespace (the Secrets to copy) every Profile. The
+// controller's own writes come back as watch events too; those are recognised (echoes.ts) and
+// skipped.
 import { ownerKeys, resources, type Informer, type KubeObject } from '@kfx/kube-runtime';
 import type { Profile } from '../profile.js';
 import type { Echoes } from './echoes.js';
 import { ADOPT_ANNOTATION } from './namespace-claim.js';
 import { ownedChanged, profileChanged } from './event-filters.js';
 import { objectId, type OwnedKinds } from './owned-kinds.js';
+import type { ReadKinds } from './read-kinds.js';
 
 export interface TriggerSources {
   profiles: Informer<Profile>;
   namespaces: Informer<KubeObject>;
   kinds: OwnedKinds;
+  reads: ReadKinds;
   echoes: Echoes;
 }
 
@@ -59,7 +63,7 @@ export const profileWithoutManagedFields = (profile: Profile): Profile => ({
 });
 
 export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void {
-  const { profiles, namespaces, kinds, echoes } = sources;
+  const { profiles, namespaces, kinds, reads, echoes } = sources;
   const nameOf = (object: KubeObject) => object.metadata?.name ?? '';
   profiles.on('add', (profile) => {
     sinks.enqueue(nameOf(profile));
@@ -95,6 +99,24 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
     informer.on('delete', ownedEvent);
     informer.on('update', (object, old) => {
       if (!mine(object) && ownedChanged(object, old)) ownedEvent(object);
+    });
+  }
+
+  for (const { namespace, informer } of reads.kinds) {
+    // A fixed namespace (the Secrets to copy) concerns every Profile; otherwise the object's
+    // namespace is a Profile's.
+    const readEvent = (object: KubeObject) => {
+      if (namespace !== undefined) {
+        for (const name of profiles.store.keys()) sinks.enqueue(name);
+      } else {
+        const name = object.metadata?.namespace ?? '';
+        if (profiles.store.get(name)) sinks.enqueue(name);
+      }
+    };
+    informer.on('add', readEvent);
+    informer.on('delete', readEvent);
+    informer.on('update', (object, old) => {
+      if (ownedChanged(object, old)) readEvent(object);
     });
   }
 }

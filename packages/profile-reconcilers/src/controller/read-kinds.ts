@@ -1,0 +1,101 @@
+// The caches of what reconcilers read but never write (contributors' RoleBindings, the Secrets
+// to copy): one informer per kind and namespace declared, holding every object (not only
+// kfx's), without managedFields. `desired` gets a read-only view of them, so it stays a pure
+// function and costs no API request; triggers.ts reconciles the Profiles whose reads changed.
+import {
+  createInformer,
+  type Informer,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceRef,
+} from '@kfx/kube-runtime';
+import type { Registry } from 'prom-client';
+import type { EnabledReconciler, ReadRef, ReadView } from '../reconciler.js';
+import { kindKey } from './owned-kinds.js';
+
+export interface ReadKind {
+  ref: ResourceRef;
+  /** The one namespace watched; undefined: every namespace (reads of Profile namespaces). */
+  namespace: string | undefined;
+  informer: Informer<KubeObject>;
+}
+
+const withoutManagedFields = (object: KubeObject): KubeObject => ({
+  ...object,
+  metadata: { ...object.metadata, managedFields: undefined },
+});
+
+const readKey = (apiVersion: string, kind: string, namespace: string | undefined) =>
+  `${apiVersion} ${kind} ${namespace ?? '*'}`;
+
+export class ReadKinds {
+  /** kindKey + namespace → cache */
+  readonly #byResource = new Map<string, ReadKind>();
+  /** `apiVersion kind namespace` → cache */
+  readonly #byRef = new Map<string, ReadKind>();
+
+  static async resolve(
+    client: KubeClient,
+    reconcilers: readonly EnabledReconciler[],
+    options: { logger: Logger; registry: Registry },
+  ): Promise<ReadKinds> {
+    const reads = new ReadKinds();
+    for (const reconciler of reconcilers) {
+      for (const { apiVersion, kind, namespace } of reconciler.reads ?? []) {
+        const key = readKey(apiVersion, kind, namespace);
+        if (reads.#byRef.has(key)) continue;
+        let ref: ResourceRef;
+        try {
+          ref = await client.resolve(apiVersion, kind);
+        } catch (error) {
+          throw new Error(
+            `reconciler ${reconciler.name} reads ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
+        const resourceKey = `${kindKey(ref)} ${namespace ?? '*'}`;
+        let cache = reads.#byResource.get(resourceKey);
+        if (!cache) {
+          const where = namespace === undefined ? '' : ` in ${namespace}`;
+          cache = {
+            ref,
+            namespace,
+            informer: createInformer<KubeObject>(client, ref, {
+              namespace: ref.namespaced ? namespace : undefined,
+              resyncMs: 0,
+              transform: withoutManagedFields,
+              name: `${ref.resource}${ref.group ? `.${ref.group}` : ''}${where} (read)`,
+              logger: options.logger,
+              registry: options.registry,
+            }),
+          };
+          reads.#byResource.set(resourceKey, cache);
+        }
+        reads.#byRef.set(key, cache);
+      }
+    }
+    return reads;
+  }
+
+  get kinds(): ReadKind[] {
+    return [...this.#byResource.values()];
+  }
+
+  get informers(): Informer<KubeObject>[] {
+    return this.kinds.map((k) => k.informer);
+  }
+
+  /** The read-only view `desired` gets. */
+  readonly view: ReadView = {
+    list: (ref: ReadRef, namespace: string) => {
+      const cache = this.#byRef.get(readKey(ref.apiVersion, ref.kind, ref.namespace));
+      if (!cache) {
+        throw new Error(
+          `${ref.kind} (${ref.apiVersion})${ref.namespace ? ` in ${ref.namespace}` : ''} is not among the kinds the reconciler declared it reads`,
+        );
+      }
+      return cache.informer.store.byIndex('namespace', namespace);
+    },
+  };
+}
