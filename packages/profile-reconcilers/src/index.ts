@@ -60,4 +60,6 @@ export { proxyConfigReconciler, type ProxyConfig } from './reconcilers/proxy-con
 export { DEFAULT_QUOTA_HARD, quotasReconciler, type QuotasConfig } from './reconcilers/quotas.js';
 export { rbacReconciler, type RbacConfig } from './reconcilers/rbac.js';
 export { templatesReconciler, type TemplatesConfig } from './reconcilers/templates.js';
+export { contributorsFrom, type Contributor } from './templates/contributors.js';
+export { SHIPPED_TEMPLATES } from './templates/shipped.js';
 export { TemplateError } from './templates/template-text.js';

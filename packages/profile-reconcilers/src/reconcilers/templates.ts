@@ -1,27 +1,43 @@
-// `templates`: any other objects, from YAML files with `{{ profile.name }}`, `{{ owner.name }}`,
-// `{{ profile.labels["key"] }}` holes: the escape hatch for site-specific objects such as an
-// Istio AuthorizationPolicy or an ArgoCD Application per tenant. Objects go to the Profile's
-// namespace unless the template names another (a Profile is cluster-scoped, so it can own
-// objects in any namespace).
+// `templates`: any other objects, from YAML with `{{ profile.name }}`, `{{ owner.name }}`,
+// `{{ profile.labels["key"] }}`, `{{ values.x }}` holes and `{{ if }}`/`{{ for }}` lines: the
+// escape hatch for site-specific objects such as an Istio AuthorizationPolicy, an ArgoCD
+// Application per tenant or an opt-in app. Templates come from files, from the config itself,
+// or ship with kfx (`shipped`, e.g. Kubeflow's ns-owner-access-istio). Objects go to the
+// Profile's namespace unless the template names another (a Profile is cluster-scoped, so it
+// can own objects in any namespace).
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { ConfigError, type KubeObject } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
+import { contributorsFrom, ROLE_BINDINGS_READ } from '../templates/contributors.js';
+import { baseScope, templateValues, type SiteValues } from '../templates/scope.js';
+import { SHIPPED_TEMPLATES } from '../templates/shipped.js';
+import { TemplateError } from '../templates/template-error.js';
 import {
   compileTemplate,
   renderTemplate,
   type CompiledTemplate,
 } from '../templates/template-file.js';
-import { TemplateError, templateValues } from '../templates/template-text.js';
-import type { KubeObject } from '@kfx/kube-runtime';
+
+const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 export const templatesConfigSchema = z
   .strictObject({
+    /** Templates that ship with kfx, by name. */
+    shipped: z.array(z.enum(Object.keys(SHIPPED_TEMPLATES) as [string, ...string[]])).default([]),
     /** YAML files of objects with `{{ … }}` holes; relative paths are relative to the config file. */
     files: z.array(z.string().min(1)).default([]),
     /** Templates written into the config itself. */
     inline: z.array(z.strictObject({ name: z.string().min(1), content: z.string() })).default([]),
+    /** Site settings templates read as `{{ values.name }}` (text) or loop over (lists). */
+    values: z
+      .record(
+        z.string().regex(VALUE_NAME, 'expected a name of letters, digits, "_" and "-"'),
+        z.union([z.string(), z.array(z.string())]),
+      )
+      .default({}),
   })
   .prefault({});
 
@@ -29,37 +45,65 @@ export type TemplatesConfig = z.infer<typeof templatesConfigSchema>;
 
 export interface PreparedTemplates {
   templates: CompiledTemplate[];
+  values: SiteValues;
+  /** Some template loops over `contributors`: RoleBindings are read. */
+  contributors: boolean;
+}
+
+function readTemplate(file: string, baseDir: string, key: string): string {
+  const path = isAbsolute(file) ? file : resolve(baseDir, file);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TemplateError(
+      `${key}.files: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
 }
 
 export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTemplates> = {
   name: 'templates',
   configSchema: templatesConfigSchema,
   prepare(config, env) {
-    const templates = config.files.map((file) => {
-      const path = isAbsolute(file) ? file : resolve(env.baseDir, file);
-      let content: string;
-      try {
-        content = readFileSync(path, 'utf8');
-      } catch (error) {
-        throw new TemplateError(
-          `${env.key}.files: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-        );
-      }
-      return compileTemplate(file, content);
-    });
-    for (const { name, content } of config.inline) templates.push(compileTemplate(name, content));
-    return { templates };
+    const scope = baseScope(config.values);
+    const sources: [string, string][] = [
+      ...config.shipped.map((name): [string, string] => [
+        `${name} (shipped)`,
+        SHIPPED_TEMPLATES[name] ?? '',
+      ]),
+      ...config.files.map((file): [string, string] => [
+        file,
+        readTemplate(file, env.baseDir, env.key),
+      ]),
+      ...config.inline.map(({ name, content }): [string, string] => [name, content]),
+    ];
+    const templates = sources.map(([source, content]) => compileTemplate(source, content, scope));
+    const used = new Set(templates.flatMap((t) => [...t.uses]));
+    const unused = Object.keys(config.values).filter((name) => !used.has(`values.${name}`));
+    if (unused.length > 0) {
+      throw new ConfigError([
+        `${env.key}.values: ${unused.map((n) => JSON.stringify(n)).join(', ')} ${unused.length === 1 ? 'is' : 'are'} used by no template (a typo?)`,
+      ]);
+    }
+    return { templates, values: config.values, contributors: used.has('contributors') };
   },
   kinds: ({ templates }) => templates.flatMap((template) => template.kinds),
-  desired(profile, { config }) {
-    const values = templateValues(profile);
+  reads: ({ contributors }) => (contributors ? [ROLE_BINDINGS_READ] : []),
+  desired(profile, { config, read }) {
+    const namespace = profileNamespace(profile);
+    const values = templateValues(profile, {
+      values: config.values,
+      contributors: config.contributors
+        ? contributorsFrom(read.list(ROLE_BINDINGS_READ, namespace))
+        : [],
+    });
     const objects: KubeObject[] = [];
     const problems: Problem[] = [];
     for (const template of config.templates) {
       try {
         for (const object of renderTemplate(template, values)) {
           const metadata = { ...object.metadata };
-          metadata.namespace ??= profileNamespace(profile);
+          metadata.namespace ??= namespace;
           objects.push({ ...object, metadata });
         }
       } catch (error) {

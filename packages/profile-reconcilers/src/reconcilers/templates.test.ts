@@ -1,0 +1,170 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { KubeObject } from '@kfx/kube-runtime';
+import { describe, expect, it } from 'vitest';
+import { enableReconciler } from '../enable.js';
+import type { Profile } from '../profile.js';
+import type { ReadView } from '../reconciler.js';
+import { SHIPPED_TEMPLATES } from '../templates/shipped.js';
+import { templatesReconciler } from './templates.js';
+
+const profile: Profile = {
+  metadata: { name: 'team-a', uid: 'u-1' },
+  spec: { owner: { kind: 'User', name: 'alice@example.com' } },
+};
+const enable = (config: unknown) =>
+  enableReconciler(templatesReconciler, config, { baseDir: '.', key: 'reconcilers.templates' });
+
+interface Policy extends KubeObject {
+  spec: {
+    action: string;
+    rules: {
+      from?: { source: { principals: string[] } }[];
+      to?: { operation: { paths: string[]; methods?: string[] } }[];
+      when?: { key: string; values: string[] }[];
+    }[];
+  };
+}
+
+describe('the shipped ns-owner-access-istio template', () => {
+  it('makes the AuthorizationPolicy the upstream Kubeflow profile controller makes', () => {
+    const enabled = enable({ shipped: ['ns-owner-access-istio'] });
+    expect(enabled.kinds).toEqual([
+      { apiVersion: 'security.istio.io/v1beta1', kind: 'AuthorizationPolicy' },
+    ]);
+    const { objects, problems } = enabled.desired(profile);
+    expect(problems).toEqual([]);
+    const policy = objects[0] as Policy;
+    expect(policy.metadata).toEqual({
+      name: 'ns-owner-access-istio',
+      namespace: 'team-a',
+      annotations: { role: 'admin', user: 'alice@example.com' },
+    });
+    expect(policy.spec.action).toBe('ALLOW');
+    expect(policy.spec.rules).toEqual([
+      {
+        from: [
+          {
+            source: {
+              principals: [
+                'cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account',
+                'cluster.local/ns/kubeflow/sa/ml-pipeline-ui',
+              ],
+            },
+          },
+        ],
+        when: [{ key: 'request.headers[kubeflow-userid]', values: ['alice@example.com'] }],
+      },
+      { when: [{ key: 'source.namespace', values: ['team-a'] }] },
+      { to: [{ operation: { paths: ['/healthz', '/metrics', '/wait-for-drain'] } }] },
+      {
+        from: [
+          {
+            source: {
+              principals: ['cluster.local/ns/kubeflow/sa/notebook-controller-service-account'],
+            },
+          },
+        ],
+        to: [{ operation: { methods: ['GET'], paths: ['*/api/kernels'] } }],
+      },
+    ]);
+  });
+
+  it('takes the user-id header and prefix of the site (here Google IAP)', () => {
+    const { objects } = enable({
+      shipped: ['ns-owner-access-istio'],
+      values: {
+        userIdHeader: 'x-goog-authenticated-user-email',
+        userIdPrefix: 'accounts.google.com:',
+      },
+    }).desired(profile);
+    expect((objects[0] as Policy).spec.rules[0]?.when).toEqual([
+      {
+        key: 'request.headers[x-goog-authenticated-user-email]',
+        values: ['accounts.google.com:alice@example.com'],
+      },
+    ]);
+  });
+
+  it('is the text of the YAML file in templates/ (run embed-templates after editing one)', () => {
+    const dir = fileURLToPath(new URL('../../templates/', import.meta.url));
+    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+    expect(Object.keys(SHIPPED_TEMPLATES).sort()).toEqual(
+      files.map((f) => f.replace(/\.yaml$/, '')).sort(),
+    );
+    for (const file of files) {
+      expect(SHIPPED_TEMPLATES[file.replace(/\.yaml$/, '')], file).toBe(
+        readFileSync(`${dir}${file}`, 'utf8'),
+      );
+    }
+  });
+});
+
+describe('template settings', () => {
+  it('refuse a value no template uses, and an unknown shipped template, naming the key', () => {
+    expect(() =>
+      enable({ shipped: ['ns-owner-access-istio'], values: { userIdHedaer: 'x' } }),
+    ).toThrow('reconcilers.templates.values: "userIdHedaer" is used by no template (a typo?)');
+    expect(() => enable({ shipped: ['owner-policy'] })).toThrow(
+      /reconcilers\.templates\.shipped\[0\]: .*ns-owner-access-istio/,
+    );
+  });
+});
+
+describe('contributors', () => {
+  const content = `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: editors
+data:
+{{ for c in contributors }}
+{{ if c.role == "edit" }}
+  {{ c.user }}: "{{ c.binding }}"
+{{ end }}
+{{ end }}
+`;
+  const binding = (
+    name: string,
+    annotations: Record<string, string>,
+    users: string[] = [],
+  ): KubeObject => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace: 'team-a', annotations },
+    ...{
+      subjects: users.map((name) => ({
+        kind: 'User',
+        name,
+        apiGroup: 'rbac.authorization.k8s.io',
+      })),
+    },
+  });
+  const view = (objects: KubeObject[]): ReadView => ({
+    list: (ref, namespace) =>
+      ref.kind === 'RoleBinding' ? objects.filter((o) => o.metadata?.namespace === namespace) : [],
+  });
+
+  it('are read from the RoleBindings of the Profile namespace, only when a template uses them', () => {
+    expect(enable({ inline: [{ name: 'editors', content }] }).reads).toEqual([
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+    ]);
+    expect(enable({ shipped: ['ns-owner-access-istio'] }).reads).toEqual([]);
+    const { objects } = enable({ inline: [{ name: 'editors', content }] }).desired(
+      profile,
+      view([
+        // As Kubeflow's access management makes them…
+        binding('user-bob-example-com-clusterrole-edit', { user: 'bob@example.com', role: 'edit' }),
+        binding('user-carol-example-com-clusterrole-view', { user: 'carol@x', role: 'view' }),
+        // …as a site controller reads them (User subjects of a binding annotated role: edit)…
+        binding('team-edit', { role: 'edit' }, ['dave@example.com']),
+        // …and bindings that are not about contributors.
+        binding('namespaceAdmin', {}, ['alice@example.com']),
+      ]),
+    );
+    expect((objects[0] as KubeObject & { data?: unknown }).data).toEqual({
+      'bob@example.com': 'user-bob-example-com-clusterrole-edit',
+      'dave@example.com': 'team-edit',
+    });
+  });
+});
