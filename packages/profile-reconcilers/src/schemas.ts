@@ -56,3 +56,25 @@ export const rbacName = z
   .refine((name) => !/[/%]/.test(name) && name !== '.' && name !== '..', {
     message: 'expected an RBAC name (no "/" or "%", not "." or "..")',
   });
+
+const selectorRequirement = z
+  .strictObject({
+    key: labelKey,
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+    values: z.array(z.string().max(63)).optional(),
+  })
+  .refine(
+    (r) =>
+      r.operator === 'In' || r.operator === 'NotIn'
+        ? (r.values?.length ?? 0) > 0
+        : r.values === undefined || r.values.length === 0,
+    { message: 'In and NotIn need values; Exists and DoesNotExist take none' },
+  );
+
+/** A Kubernetes LabelSelector, e.g. the Pods a NetworkPolicy is about. `{}` selects all. */
+export const labelSelector = z.strictObject({
+  matchLabels: z.record(labelKey, z.string().max(63)).optional(),
+  matchExpressions: z.array(selectorRequirement).optional(),
+});
+
+export type LabelSelector = z.infer<typeof labelSelector>;

@@ -2,7 +2,10 @@
 // what Kubeflow needs (the Istio ingress gateway, Knative, the kubeflow namespace, Prometheus)
 // and let out what workloads need (DNS, istiod, the cluster-local gateway, Kubeflow services,
 // optionally the API server and the internet minus private ranges). See the README for each.
+// Every member selects the Pods of `pods` (default: all), so a site can give the set to one
+// class of workloads (e.g. those not labelled protected-b) and write its own for the others.
 import type { KubeObject } from '@kfx/kube-runtime';
+import type { LabelSelector } from '../schemas.js';
 
 /** A NetworkPolicy spec as JSON has it (client-node's model spells `from` as `_from`). */
 export type NetworkPolicySpecJson = Record<string, unknown>;
@@ -11,10 +14,18 @@ export interface NetworkPolicyJson extends KubeObject {
   spec: NetworkPolicySpecJson;
 }
 
+/** On only for Profiles whose label `label` holds one of `values`. */
+export interface PolicySwitch {
+  label: string;
+  values: string[];
+}
+
 export interface PolicyDefinition {
   name: string;
   /** On only for Profiles labelled `<labelPrefix>/<name>: "true"`. */
   optional: boolean;
+  /** On only for Profiles with this label value (instead of `optional`). */
+  when?: PolicySwitch | undefined;
   spec: NetworkPolicySpecJson;
 }
 
@@ -30,22 +41,14 @@ export interface PresetOptions {
   namespaces: PresetNamespaces;
   /** Where the Kubernetes API is reachable from pods (its endpoints, not the Service IP). */
   kubeApiServer?: { cidrs: string[]; ports: number[] } | undefined;
+  /** The Pods every member selects (and `allow-same-namespace` lets talk). Default: all. */
+  pods?: LabelSelector | undefined;
 }
 
 const all = {};
 const inNamespace = (name: string, pods?: Record<string, string>) => ({
   namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } },
   ...(pods ? { podSelector: { matchLabels: pods } } : {}),
-});
-const ingress = (from: object[]) => ({
-  podSelector: all,
-  policyTypes: ['Ingress'],
-  ingress: [{ from }],
-});
-const egress = (to: object[], ports?: object[]) => ({
-  podSelector: all,
-  policyTypes: ['Egress'],
-  egress: [{ to, ...(ports ? { ports } : {}) }],
 });
 
 export const PRIVATE_RANGES_V4 = [
@@ -58,18 +61,29 @@ export const PRIVATE_RANGES_V6 = ['fc00::/7', 'fe80::/10'];
 
 export function kubeflowNetworkPolicies(options: PresetOptions): PolicyDefinition[] {
   const ns = options.namespaces;
+  const pods = options.pods ?? all;
+  const ingress = (from: object[]) => ({
+    podSelector: pods,
+    policyTypes: ['Ingress'],
+    ingress: [{ from }],
+  });
+  const egress = (to: object[], ports?: object[]) => ({
+    podSelector: pods,
+    policyTypes: ['Egress'],
+    egress: [{ to, ...(ports ? { ports } : {}) }],
+  });
   const on = (name: string, spec: NetworkPolicySpecJson): PolicyDefinition => ({
     name,
     optional: false,
     spec,
   });
   const policies: PolicyDefinition[] = [
-    on('default-deny', { podSelector: all, policyTypes: ['Ingress', 'Egress'] }),
+    on('default-deny', { podSelector: pods, policyTypes: ['Ingress', 'Egress'] }),
     on('allow-same-namespace', {
-      podSelector: all,
+      podSelector: pods,
       policyTypes: ['Ingress', 'Egress'],
-      ingress: [{ from: [{ podSelector: all }] }],
-      egress: [{ to: [{ podSelector: all }] }],
+      ingress: [{ from: [{ podSelector: pods }] }],
+      egress: [{ to: [{ podSelector: pods }] }],
     }),
     on('allow-ingress-gateway', ingress([inNamespace(ns.istio, { app: 'istio-ingressgateway' })])),
     on('allow-knative', ingress([inNamespace(ns.knative)])),

@@ -1,12 +1,14 @@
 // `network-policies`: a configured set of NetworkPolicies in every Profile namespace. The
-// Kubeflow preset (kubeflow-network-policies.ts) ships as the default; sites drop members, add
-// their own or replace one by name. Optional policies are switched on per Profile by a label.
+// Kubeflow preset (kubeflow-network-policies.ts) ships as the default, for all Pods or for the
+// Pods of `podSelector`; sites drop members, add their own, replace one by name, or change which
+// Pods one selects and when it is on. A policy is switched per Profile by a label: `optional`
+// ones by `<labelPrefix>/<name>: "true"`, others by any label and value (`when`).
 import { resources, type KubeObject } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem } from '../reconciler.js';
 import { defineReconciler } from '../reconciler.js';
-import { dnsLabel, labelPrefix, objectName } from '../schemas.js';
+import { dnsLabel, labelKey, labelPrefix, labelSelector, objectName } from '../schemas.js';
 import {
   kubeflowNetworkPolicies,
   type NetworkPolicyJson,
@@ -23,10 +25,39 @@ const namespaces = z
   })
   .prefault({});
 
+/** On for Profiles whose `label` holds `value` (or one of the values). */
+const policySwitch = z
+  .strictObject({
+    label: labelKey,
+    value: z.union([z.string().max(63), z.array(z.string().max(63)).min(1)]),
+  })
+  .transform(({ label, value }) => ({
+    label,
+    values: typeof value === 'string' ? [value] : value,
+  }));
+
+const policyEntry = z
+  .strictObject({
+    name: objectName,
+    /** The policy's spec; may be left out to change only who a preset member selects or when. */
+    spec: z.record(z.string(), z.unknown()).optional(),
+    /** The Pods it selects (its spec.podSelector). */
+    podSelector: labelSelector.optional(),
+    /** On only for Profiles labelled `<labelPrefix>/<name>: "true"`. */
+    optional: z.boolean().optional(),
+    /** On only for Profiles with this label value. */
+    when: policySwitch.optional(),
+  })
+  .refine((p) => !(p.optional === true && p.when !== undefined), {
+    message: 'set optional or when, not both',
+  });
+
 export const networkPoliciesConfigSchema = z
   .strictObject({
     /** `kubeflow`: the default set; `none`: only `policies`. */
     preset: z.enum(['kubeflow', 'none']).default('kubeflow'),
+    /** The Pods the preset's policies select (and let talk to each other). Default: all. */
+    podSelector: labelSelector.optional(),
     namespaces,
     kubeApiServer: z
       .strictObject({
@@ -36,28 +67,35 @@ export const networkPoliciesConfigSchema = z
       .optional(),
     /** Preset members to leave out. */
     disable: z.array(z.string()).default([]),
-    /** Policies to add, or to replace a preset member of the same name. */
-    policies: z
-      .array(
-        z.strictObject({
-          name: objectName,
-          optional: z.boolean().default(false),
-          spec: z.record(z.string(), z.unknown()),
-        }),
-      )
-      .default([]),
+    /** Policies to add, or to replace or change a preset member of the same name. */
+    policies: z.array(policyEntry).default([]),
     /** Optional policies are on for Profiles labelled `<labelPrefix>/<name>: "true"`. */
     labelPrefix: labelPrefix.default('network-policies.kfx.dev'),
   })
   .superRefine((config, context) => {
     const preset = presetOf(config).map((p) => p.name);
+    const listed = `the ${config.preset} preset (${preset.join(', ') || 'empty'})`;
     for (const [i, name] of config.disable.entries()) {
       if (!preset.includes(name)) {
         context.addIssue({
           code: 'custom',
           path: ['disable', i],
-          message: `"${name}" is not in the ${config.preset} preset (${preset.join(', ') || 'empty'})`,
+          message: `"${name}" is not in ${listed}`,
         });
+      }
+    }
+    const seen = new Set<string>();
+    for (const [i, policy] of config.policies.entries()) {
+      const issue = (message: string) => {
+        context.addIssue({ code: 'custom', path: ['policies', i], message });
+      };
+      if (seen.has(policy.name)) issue(`"${policy.name}" is listed twice`);
+      seen.add(policy.name);
+      if (policy.spec !== undefined) continue;
+      if (!preset.includes(policy.name)) {
+        issue(`"${policy.name}" needs a spec: it is not in ${listed}`);
+      } else if (config.disable.includes(policy.name)) {
+        issue(`"${policy.name}" is changed here but disabled in disable`);
       }
     }
   })
@@ -70,17 +108,39 @@ function presetOf(config: NetworkPoliciesConfig): PolicyDefinition[] {
   return kubeflowNetworkPolicies({
     namespaces: config.namespaces,
     kubeApiServer: config.kubeApiServer,
+    pods: config.podSelector,
   });
 }
 
-/** The policies in force: the preset minus `disable`, with `policies` added or replacing. */
+/** The policies in force: the preset minus `disable`, with `policies` added or changing. */
 export function policyDefinitions(config: NetworkPoliciesConfig): PolicyDefinition[] {
   const byName = new Map<string, PolicyDefinition>();
   for (const policy of presetOf(config)) {
     if (!config.disable.includes(policy.name)) byName.set(policy.name, policy);
   }
-  for (const policy of config.policies) byName.set(policy.name, policy);
+  for (const entry of config.policies) {
+    const base = byName.get(entry.name);
+    const spec = { ...(entry.spec ?? base?.spec) };
+    if (entry.podSelector) spec.podSelector = entry.podSelector;
+    const switched = entry.when !== undefined || entry.optional !== undefined;
+    byName.set(entry.name, {
+      name: entry.name,
+      optional: switched ? entry.optional === true : (base?.optional ?? false),
+      when: switched ? entry.when : base?.when,
+      spec,
+    });
+  }
   return [...byName.values()];
+}
+
+/** Whether a policy is on for a Profile with these labels. */
+function isOn(policy: PolicyDefinition, labels: Record<string, string>, prefix: string): boolean {
+  if (policy.when) {
+    const value = labels[policy.when.label];
+    return value !== undefined && policy.when.values.includes(value);
+  }
+  if (policy.optional) return labels[`${prefix}/${policy.name}`] === 'true';
+  return true;
 }
 
 export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>({
@@ -91,23 +151,21 @@ export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>
     const labels = profile.metadata?.labels ?? {};
     const problems: Problem[] = [];
     const definitions = policyDefinitions(config);
-    const names = new Set(definitions.map((p) => p.name));
+    const switchable = definitions.filter((p) => p.optional && !p.when).map((p) => p.name);
     for (const [label, value] of Object.entries(labels)) {
       if (!label.startsWith(`${config.labelPrefix}/`)) continue;
       const name = label.slice(config.labelPrefix.length + 1);
-      const optional = definitions.find((p) => p.name === name)?.optional === true;
-      if (!names.has(name) || !optional || (value !== 'true' && value !== 'false')) {
-        const known = definitions.filter((p) => p.optional).map((p) => p.name);
+      if (!switchable.includes(name) || (value !== 'true' && value !== 'false')) {
         problems.push({
           label,
           value,
-          message: `label ${label}="${value}" ignored: expected "true" or "false" on one of the optional policies (${known.join(', ') || 'none'})`,
+          message: `label ${label}="${value}" ignored: expected "true" or "false" on one of the optional policies (${switchable.join(', ') || 'none'})`,
         });
       }
     }
     const objects: KubeObject[] = [];
     for (const policy of definitions) {
-      if (policy.optional && labels[`${config.labelPrefix}/${policy.name}`] !== 'true') continue;
+      if (!isOn(policy, labels, config.labelPrefix)) continue;
       const networkPolicy: NetworkPolicyJson = {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'NetworkPolicy',
