@@ -6,6 +6,7 @@ import type { EnabledReconciler } from './reconciler.js';
 import { limitRangeReconciler } from './reconcilers/limit-range.js';
 import { namespaceReconciler } from './reconcilers/namespace.js';
 import { networkPoliciesReconciler } from './reconcilers/network-policies.js';
+import { profileQuotaReconciler } from './reconcilers/profile-quota.js';
 import { proxyConfigReconciler } from './reconcilers/proxy-config.js';
 import { quotasReconciler } from './reconcilers/quotas.js';
 import { rbacReconciler } from './reconcilers/rbac.js';
@@ -14,6 +15,7 @@ import { templatesReconciler } from './reconcilers/templates.js';
 const BUILT_IN: readonly (readonly [string, Enabler])[] = [
   [namespaceReconciler.name, enabler(namespaceReconciler)],
   [quotasReconciler.name, enabler(quotasReconciler)],
+  [profileQuotaReconciler.name, enabler(profileQuotaReconciler)],
   [limitRangeReconciler.name, enabler(limitRangeReconciler)],
   [rbacReconciler.name, enabler(rbacReconciler)],
   [networkPoliciesReconciler.name, enabler(networkPoliciesReconciler)],

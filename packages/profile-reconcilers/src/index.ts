@@ -56,6 +56,10 @@ export {
   policyDefinitions,
   type NetworkPoliciesConfig,
 } from './reconcilers/network-policies.js';
+export {
+  profileQuotaReconciler,
+  type ProfileQuotaConfig,
+} from './reconcilers/profile-quota.js';
 export { proxyConfigReconciler, type ProxyConfig } from './reconcilers/proxy-config.js';
 export { DEFAULT_QUOTA_HARD, quotasReconciler, type QuotasConfig } from './reconcilers/quotas.js';
 export { rbacReconciler, type RbacConfig } from './reconcilers/rbac.js';

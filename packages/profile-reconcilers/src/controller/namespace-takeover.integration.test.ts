@@ -3,12 +3,13 @@
 // like an existing namespace, or like a reserved one, changes nothing in it, binds its owner to
 // nothing, and deleting it deletes nothing; a namespace an administrator annotated for adoption
 // is managed without being owned; objects outside the Profile's namespace are never taken over.
-import { resources, type KubeClient, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADOPT_ANNOTATION, DEFAULT_PROTECTED_NAMESPACES } from './namespace-claim.js';
 import {
+  allowed,
   condition,
   createProfile,
   eventMessages,
@@ -95,26 +96,6 @@ async function kfxObjectsIn(namespace: string): Promise<string[]> {
   return found;
 }
 
-const subjectAccessReviews: ResourceRef = {
-  group: 'authorization.k8s.io',
-  version: 'v1',
-  resource: 'subjectaccessreviews',
-  kind: 'SubjectAccessReview',
-  namespaced: false,
-};
-
-/** What the API server's RBAC answers for `user` (a real SubjectAccessReview). */
-async function allowed(user: string, verb: string, resource: string, namespace: string) {
-  const review = await client.create<
-    KubeObject & { spec: unknown; status?: { allowed?: boolean } }
-  >(subjectAccessReviews, {
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SubjectAccessReview',
-    spec: { user, resourceAttributes: { verb, resource, namespace } },
-  });
-  return review.status?.allowed === true;
-}
-
 async function deleteProfile(name: string): Promise<void> {
   await client.delete(resources.profiles, name);
   await waitFor(
@@ -167,7 +148,7 @@ describe('a Profile named like an existing namespace', () => {
     expect.soft(victim?.metadata?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
     expect.soft(await kfxObjectsIn('victim-ns')).toEqual([]);
     expect
-      .soft(await allowed('attacker@example.com', 'delete', 'configmaps', 'victim-ns'))
+      .soft(await allowed(client, 'attacker@example.com', 'delete', 'configmaps', 'victim-ns'))
       .toBe(false);
     // The other Profile got everything, in a namespace it owns.
     const own = await read(client, 'namespaces', 'team-own');
@@ -178,7 +159,9 @@ describe('a Profile named like an existing namespace', () => {
     expect(await kfxObjectsIn('team-own')).toEqual(
       expect.arrayContaining(['ResourceQuota quotas', 'RoleBinding namespaceAdmin']),
     );
-    expect(await allowed('team-own@example.com', 'delete', 'configmaps', 'team-own')).toBe(true);
+    expect(await allowed(client, 'team-own@example.com', 'delete', 'configmaps', 'team-own')).toBe(
+      true,
+    );
 
     await deleteProfile('victim-ns');
     await deleteProfile('team-own');
@@ -214,7 +197,9 @@ describe('a Profile named like a reserved namespace', () => {
     await eventMessages(client, 'kube-system', 'NamespaceReserved', /namespace kube-system/);
     expect(await kfxObjectsIn('kube-system')).toEqual([]);
     expect(await read(client, 'namespaces', 'kfx-system')).toBeUndefined();
-    expect(await allowed('kube-system@example.com', 'get', 'secrets', 'kube-system')).toBe(false);
+    expect(await allowed(client, 'kube-system@example.com', 'get', 'secrets', 'kube-system')).toBe(
+      false,
+    );
   });
 });
 

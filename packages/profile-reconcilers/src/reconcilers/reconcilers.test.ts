@@ -286,14 +286,71 @@ describe('namespace', () => {
     });
   });
 
-  it('creates the ServiceAccounts notebooks and Jobs run as, as the upstream controller does', () => {
+  it('creates the ServiceAccounts notebooks and Jobs run as, bound as the upstream controller binds them', () => {
     const { objects } = run(namespaceReconciler, {});
     expect(
       objects
         .slice(1)
         .map((o) => `${o.kind ?? ''} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`),
-    ).toEqual(['ServiceAccount team-a/default-editor', 'ServiceAccount team-a/default-viewer']);
+    ).toEqual([
+      'ServiceAccount team-a/default-editor',
+      'ServiceAccount team-a/default-viewer',
+      'RoleBinding team-a/default-editor',
+      'RoleBinding team-a/default-viewer',
+    ]);
+    const [editor, viewer] = objects.slice(3) as V1RoleBinding[];
+    expect(editor?.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'kubeflow-edit',
+    });
+    expect(editor?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'default-editor', namespace: 'team-a' },
+    ]);
+    expect(viewer?.roleRef.name).toBe('kubeflow-view');
     expect(run(namespaceReconciler, { serviceAccounts: [] }).objects).toHaveLength(1);
+  });
+
+  it('takes other ServiceAccount and role names, and ServiceAccounts without a binding', () => {
+    const config = {
+      serviceAccounts: [{ name: 'runner', clusterRole: 'edit' }, 'plain'],
+    };
+    const enabled = enableReconciler(namespaceReconciler, config, {
+      baseDir: '.',
+      key: 'reconcilers.namespace',
+    });
+    expect(enabled.kinds.map((k) => k.kind)).toEqual([
+      'Namespace',
+      'ServiceAccount',
+      'RoleBinding',
+    ]);
+    const objects = enabled.desired(profile()).objects;
+    expect(objects.map((o) => `${o.kind ?? ''} ${o.metadata?.name ?? ''}`)).toEqual([
+      'Namespace team-a',
+      'ServiceAccount runner',
+      'ServiceAccount plain',
+      'RoleBinding runner',
+    ]);
+    expect((objects[3] as V1RoleBinding).roleRef.name).toBe('edit');
+    expect(() => run(namespaceReconciler, { serviceAccounts: ['a', { name: 'a' }] })).toThrow(
+      /reconcilers\.namespace\.serviceAccounts: ServiceAccount names must be unique/,
+    );
+  });
+
+  it('labels the namespace istio-injection: enabled, as upstream, unless turned off', () => {
+    const on = run(namespaceReconciler, {}).objects[0] as V1Namespace;
+    expect(on.metadata?.labels?.['istio-injection']).toBe('enabled');
+    const off = run(namespaceReconciler, {
+      istioInjection: false,
+      labels: { 'istio.io/dataplane-mode': 'ambient' },
+    }).objects[0] as V1Namespace;
+    expect(off.metadata?.labels).toEqual({
+      'istio.io/dataplane-mode': 'ambient',
+      'pod-security.kubernetes.io/enforce': 'baseline',
+    });
+    expect(() => run(namespaceReconciler, { labels: { 'istio-injection': 'disabled' } })).toThrow(
+      /reconcilers\.namespace\.labels: set the istio-injection label with istioInjection/,
+    );
   });
 });
 

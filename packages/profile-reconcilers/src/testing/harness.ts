@@ -1,6 +1,12 @@
 // Test helpers: a controller against a test control plane, Profiles to create, and a way to
 // read what the API holds. For the integration tests only; not exported.
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import {
+  KubeClient,
+  resources,
+  type KubeObject,
+  type Logger,
+  type ResourceRef,
+} from '@kfx/kube-runtime';
 import type { ControlPlane } from '@kfx/testenv';
 import { profileNamespace, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
@@ -26,11 +32,18 @@ export interface Running {
 export async function runController(
   env: ControlPlane,
   reconcilers: Record<string, unknown>,
-  options: { resyncSeconds?: number; baseDir?: string; protectedNamespaces?: string[] } = {},
+  options: {
+    resyncSeconds?: number;
+    baseDir?: string;
+    protectedNamespaces?: string[];
+    /** Where the controller logs (default: the client's, silent). */
+    logger?: Logger;
+  } = {},
 ): Promise<Running> {
   const client = testClient(env);
   const controller = createProfileController({
     client,
+    logger: options.logger,
     config: {
       reconcilers: enableBuiltInReconcilers(reconcilers, { baseDir: options.baseDir }),
       resyncSeconds: options.resyncSeconds,
@@ -60,13 +73,18 @@ export async function createProfile(
   client: KubeClient,
   name: string,
   labels: Record<string, string> = {},
-  options: { namespace?: boolean; owner?: string } = {},
+  options: { namespace?: boolean; owner?: string; resourceQuotaSpec?: unknown } = {},
 ): Promise<Profile> {
   const profile = await client.create<Profile>(resources.profiles, {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
     metadata: { name, labels },
-    spec: { owner: { kind: 'User', name: options.owner ?? `${name}@example.com` } },
+    spec: {
+      owner: { kind: 'User', name: options.owner ?? `${name}@example.com` },
+      ...(options.resourceQuotaSpec === undefined
+        ? {}
+        : { resourceQuotaSpec: options.resourceQuotaSpec }),
+    },
   });
   if (options.namespace !== false) {
     await client.create(resources.namespaces, profileNamespace(profile));
@@ -191,3 +209,29 @@ export const writeRequests = (registry: Registry): Promise<number> =>
   counterTotal(registry, 'kfx_kube_api_requests_total', (l) =>
     ['POST', 'PUT', 'PATCH', 'DELETE'].includes(String(l.method)),
   );
+
+const subjectAccessReviews: ResourceRef = {
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  resource: 'subjectaccessreviews',
+  kind: 'SubjectAccessReview',
+  namespaced: false,
+};
+
+/** What the API server's RBAC answers for `user` (a real SubjectAccessReview). */
+export async function allowed(
+  client: KubeClient,
+  user: string,
+  verb: string,
+  resource: string,
+  namespace: string,
+): Promise<boolean> {
+  const review = await client.create<
+    KubeObject & { spec: unknown; status?: { allowed?: boolean } }
+  >(subjectAccessReviews, {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: { user, resourceAttributes: { verb, resource, namespace } },
+  });
+  return review.status?.allowed === true;
+}

@@ -1,0 +1,350 @@
+// What the upstream Kubeflow profile controller makes, made by kfx on a real control plane: the
+// namespace with `istio-injection: enabled`, the ServiceAccounts default-editor/default-viewer
+// bound to kubeflow-edit/kubeflow-view (proven by the API server's own RBAC answer), the
+// ResourceQuota kf-resource-quota from spec.resourceQuotaSpec, and the shipped
+// ns-owner-access-istio AuthorizationPolicy. Beyond upstream: a contributor-aware policy that
+// follows the RoleBindings Kubeflow's access management makes (a new binding reconciles the
+// Profile at once, with no resync), an opt-in app switched by a label value, and no writes from
+// a restarted controller on a steady cluster.
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { installCrds, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  allowed,
+  condition,
+  counterTotal,
+  createProfile,
+  eventually,
+  read,
+  runController,
+  testClient,
+  writeRequests,
+  type Running,
+} from '../testing/harness.js';
+
+let env: ControlPlane | undefined;
+let running: Running | undefined;
+let client: KubeClient;
+
+const AUTHORIZATION_POLICY_CRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: authorizationpolicies.security.istio.io
+spec:
+  group: security.istio.io
+  scope: Namespaced
+  names:
+    kind: AuthorizationPolicy
+    listKind: AuthorizationPolicyList
+    plural: authorizationpolicies
+    singular: authorizationpolicy
+  versions:
+    - name: v1beta1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+`;
+
+// The Statistics Canada controller's policy: the owner and every editor of the namespace.
+const contributorsPolicy = `
+apiVersion: security.istio.io/v1beta1
+kind: AuthorizationPolicy
+metadata:
+  name: namespace-owner-access-istio
+spec:
+  action: ALLOW
+  rules:
+    - when:
+        - key: request.headers[{{ values.userIdHeader }}]
+          values:
+            - "{{ owner.name }}"
+            {{ for c in contributors }}
+            {{ if c.role == "edit" }}
+            - "{{ c.user }}"
+            {{ end }}
+            {{ end }}
+`;
+
+// An app a Profile opts into by a label value (an ArgoCD Application in real life).
+const giteaApp = `
+{{ if profile.labels["sourcecontrol.example.com/enabled"] == "true" }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: gitea-banner
+data:
+  welcome: "Gitea for {{ owner.name }}"
+{{ end }}
+`;
+
+const CONFIG = {
+  namespace: {},
+  'profile-quota': {},
+  'network-policies': {
+    preset: 'none',
+    policies: [
+      {
+        name: 'allow-gitea-to-postgres',
+        when: { label: 'sourcecontrol.example.com/enabled', value: 'true' },
+        spec: {
+          podSelector: { matchLabels: { app: 'gitea' } },
+          policyTypes: ['Egress'],
+          egress: [{ ports: [{ protocol: 'TCP', port: 5432 }] }],
+        },
+      },
+    ],
+  },
+  templates: {
+    shipped: ['ns-owner-access-istio'],
+    values: { userIdHeader: 'kubeflow-userid' },
+    inline: [
+      { name: 'contributors.yaml', content: contributorsPolicy },
+      { name: 'gitea.yaml', content: giteaApp },
+    ],
+  },
+};
+
+const authorizationPolicies = {
+  group: 'security.istio.io',
+  version: 'v1beta1',
+  resource: 'authorizationpolicies',
+  kind: 'AuthorizationPolicy',
+  namespaced: true,
+};
+type Policy = KubeObject & {
+  spec?: { rules?: { when?: { key: string; values: string[] }[] }[] };
+};
+
+beforeAll(async () => {
+  env = await startControlPlane();
+  client = testClient(env);
+  await installCrds(env.kubeconfigPath, [AUTHORIZATION_POLICY_CRD]);
+  // Kubeflow's aggregated roles, reduced to what the RBAC checks below ask about.
+  for (const [name, verbs] of [
+    ['kubeflow-edit', ['get', 'list', 'create', 'delete']],
+    ['kubeflow-view', ['get', 'list']],
+  ] as const) {
+    await client.create(resources.clusterRoles, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: [...verbs] }],
+    } as KubeObject);
+  }
+  // A long resync: whatever happens below happens because a watch event said so.
+  running = await runController(env, CONFIG, { resyncSeconds: 600 });
+});
+
+afterAll(async () => {
+  await running?.stop();
+  client.close();
+  await env?.stop();
+});
+
+const policy = (name: string, namespace: string) =>
+  client.get<Policy>(authorizationPolicies, name, { namespace }).catch(() => undefined);
+const policyUsers = async (namespace: string) =>
+  (await policy('namespace-owner-access-istio', namespace))?.spec?.rules?.[0]?.when?.[0]?.values;
+
+describe('a new Profile, on a cluster without the upstream Kubeflow profile controller', () => {
+  it('gets the namespace, ServiceAccounts, bindings, quota and owner policy upstream makes', async () => {
+    await createProfile(
+      client,
+      'team-k',
+      {},
+      { namespace: false, resourceQuotaSpec: { hard: { 'requests.cpu': '4', pods: '20' } } },
+    );
+    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled');
+    const namespace = await read<V1Namespace>(client, 'namespaces', 'team-k');
+    expect(namespace?.metadata?.labels).toMatchObject({
+      'istio-injection': 'enabled',
+      'app.kubernetes.io/part-of': 'kubeflow-profile',
+    });
+    expect(namespace?.metadata?.annotations?.owner).toBe('team-k@example.com');
+
+    // Notebooks and pipelines run as default-editor: the API server lets it edit, not the viewer.
+    const account = (name: string) => `system:serviceaccount:team-k:${name}`;
+    expect(await allowed(client, account('default-editor'), 'create', 'pods', 'team-k')).toBe(true);
+    expect(await allowed(client, account('default-viewer'), 'list', 'pods', 'team-k')).toBe(true);
+    expect(await allowed(client, account('default-viewer'), 'create', 'pods', 'team-k')).toBe(
+      false,
+    );
+    expect(await allowed(client, account('default-editor'), 'create', 'pods', 'other')).toBe(false);
+
+    const quota = await read<V1ResourceQuota>(
+      client,
+      'resourceQuotas',
+      'kf-resource-quota',
+      'team-k',
+    );
+    expect(quota?.spec?.hard).toEqual({ 'requests.cpu': '4', pods: '20' });
+
+    const owner = await policy('ns-owner-access-istio', 'team-k');
+    expect(owner?.spec?.rules?.[0]?.when).toEqual([
+      { key: 'request.headers[kubeflow-userid]', values: ['team-k@example.com'] },
+    ]);
+    expect(owner?.metadata?.labels?.['kfx.dev/reconciler']).toBe('templates');
+  });
+
+  it('has kf-resource-quota follow spec.resourceQuotaSpec: changed, kept while wrong, deleted when removed', async () => {
+    const spec = (resourceQuotaSpec: unknown) =>
+      client.patch(resources.profiles, 'team-k', { spec: { resourceQuotaSpec } });
+    const hard = (q: KubeObject | undefined) => (q as V1ResourceQuota | undefined)?.spec?.hard;
+    await spec({ hard: { 'requests.cpu': '8', pods: null } });
+    await eventually(
+      client,
+      'resourceQuotas',
+      'kf-resource-quota',
+      'team-k',
+      (q) => JSON.stringify(hard(q)) === JSON.stringify({ 'requests.cpu': '8' }),
+      'cpu 8, no pods',
+    );
+
+    await spec({ hard: { 'requests.cpu': 'lots' } });
+    const refused = await condition(
+      client,
+      'team-k',
+      (c) => c.reason === 'ReconciledWithWarnings',
+      'a warning',
+    );
+    expect(refused.message).toContain(
+      'profile-quota: spec.resourceQuotaSpec.hard["requests.cpu"]: "lots" is not a Kubernetes quantity',
+    );
+    // Nothing half-applied: the last good quota stays in force.
+    expect(hard(await read(client, 'resourceQuotas', 'kf-resource-quota', 'team-k'))).toEqual({
+      'requests.cpu': '8',
+    });
+
+    await spec(null);
+    await eventually(
+      client,
+      'resourceQuotas',
+      'kf-resource-quota',
+      'team-k',
+      (q) => q === undefined,
+      'quota deleted',
+    );
+    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled again');
+  });
+});
+
+describe('contributors', () => {
+  const kfamBinding = (user: string, role: string): KubeObject => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: {
+      name: `user-${user.replace(/[@.]/g, '-')}-clusterrole-${role}`,
+      namespace: 'team-k',
+      annotations: { user, role },
+    },
+    ...{
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: `kubeflow-${role}`,
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+    },
+  });
+
+  it('join the contributor policy when Kubeflow shares the namespace with them, and leave it when unshared', async () => {
+    expect(await policyUsers('team-k')).toEqual(['team-k@example.com']);
+    await client.create(resources.roleBindings, kfamBinding('bob@example.com', 'edit'));
+    await client.create(resources.roleBindings, kfamBinding('carol@example.com', 'view'));
+    await waitFor(
+      async () => {
+        const users = await policyUsers('team-k');
+        return users?.length === 2
+          ? { done: true, value: users }
+          : { done: false, saw: JSON.stringify(users) };
+      },
+      { description: 'bob in the policy', timeoutMs: 30_000 },
+    );
+    expect(await policyUsers('team-k')).toEqual(['team-k@example.com', 'bob@example.com']);
+
+    await client.delete(
+      resources.roleBindings,
+      kfamBinding('bob@example.com', 'edit').metadata?.name ?? '',
+      {
+        namespace: 'team-k',
+      },
+    );
+    await waitFor(
+      async () => {
+        const users = await policyUsers('team-k');
+        return users?.length === 1
+          ? { done: true, value: users }
+          : { done: false, saw: JSON.stringify(users) };
+      },
+      { description: 'bob out of the policy', timeoutMs: 30_000 },
+    );
+  });
+});
+
+describe('an app a Profile opts into by a label value', () => {
+  it('comes with its NetworkPolicy when the label says "true", and goes when it says otherwise', async () => {
+    const optIn = (value: string | null) =>
+      client.patch(resources.profiles, 'team-k', {
+        metadata: { labels: { 'sourcecontrol.example.com/enabled': value } },
+      });
+    await optIn('true');
+    await eventually(
+      client,
+      'configMaps',
+      'gitea-banner',
+      'team-k',
+      (c) => c !== undefined,
+      'the app',
+    );
+    await eventually(
+      client,
+      'networkPolicies',
+      'allow-gitea-to-postgres',
+      'team-k',
+      (p) => p !== undefined,
+      'its policy',
+    );
+    await optIn('false');
+    await eventually(
+      client,
+      'configMaps',
+      'gitea-banner',
+      'team-k',
+      (c) => c === undefined,
+      'the app gone',
+    );
+    await eventually(
+      client,
+      'networkPolicies',
+      'allow-gitea-to-postgres',
+      'team-k',
+      (p) => p === undefined,
+      'its policy gone',
+    );
+  });
+});
+
+describe('a steady cluster', () => {
+  it('gets no writes from a restarted controller, nor across its resyncs', async () => {
+    if (!env) throw new Error('no control plane');
+    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled');
+    await running?.stop();
+    running = await runController(env, CONFIG, { resyncSeconds: 1 });
+    const registry = running.client.registry;
+    await waitFor(
+      async () => {
+        const reconciles = await counterTotal(registry, 'kfx_controller_reconcile_total');
+        return reconciles >= 4
+          ? { done: true, value: reconciles }
+          : { done: false, saw: `${reconciles} reconciles` };
+      },
+      { description: 'four reconciles', timeoutMs: 30_000 },
+    );
+    expect(await writeRequests(registry)).toBe(0);
+  });
+});
