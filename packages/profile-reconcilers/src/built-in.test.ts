@@ -42,7 +42,7 @@ describe('enableBuiltInReconcilers', () => {
       }),
     );
     expect(problems).toEqual([
-      'reconcilers.quota: unknown reconciler (known: namespace, quotas, profile-quota, limitrange, rbac, network-policies, proxy-config, templates)',
+      'reconcilers.quota: unknown reconciler (known: namespace, quotas, profile-quota, limitrange, rbac, network-policies, proxy-config, secrets, templates)',
       'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
       'reconcilers.quotas.labelprefix: unknown key',
       'reconcilers.limitrange.name: expected a lower-case Kubernetes object name (a-z, 0-9, "-", ".")',

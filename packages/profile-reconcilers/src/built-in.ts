@@ -10,6 +10,7 @@ import { profileQuotaReconciler } from './reconcilers/profile-quota.js';
 import { proxyConfigReconciler } from './reconcilers/proxy-config.js';
 import { quotasReconciler } from './reconcilers/quotas.js';
 import { rbacReconciler } from './reconcilers/rbac.js';
+import { secretsReconciler } from './reconcilers/secrets.js';
 import { templatesReconciler } from './reconcilers/templates.js';
 
 const BUILT_IN: readonly (readonly [string, Enabler])[] = [
@@ -20,6 +21,7 @@ const BUILT_IN: readonly (readonly [string, Enabler])[] = [
   [rbacReconciler.name, enabler(rbacReconciler)],
   [networkPoliciesReconciler.name, enabler(networkPoliciesReconciler)],
   [proxyConfigReconciler.name, enabler(proxyConfigReconciler)],
+  [secretsReconciler.name, enabler(secretsReconciler)],
   [templatesReconciler.name, enabler(templatesReconciler)],
 ];
 

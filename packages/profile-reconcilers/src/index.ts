@@ -56,13 +56,11 @@ export {
   policyDefinitions,
   type NetworkPoliciesConfig,
 } from './reconcilers/network-policies.js';
-export {
-  profileQuotaReconciler,
-  type ProfileQuotaConfig,
-} from './reconcilers/profile-quota.js';
+export { profileQuotaReconciler, type ProfileQuotaConfig } from './reconcilers/profile-quota.js';
 export { proxyConfigReconciler, type ProxyConfig } from './reconcilers/proxy-config.js';
 export { DEFAULT_QUOTA_HARD, quotasReconciler, type QuotasConfig } from './reconcilers/quotas.js';
 export { rbacReconciler, type RbacConfig } from './reconcilers/rbac.js';
+export { secretsReconciler, SOURCE_ANNOTATION, type SecretsConfig } from './reconcilers/secrets.js';
 export { templatesReconciler, type TemplatesConfig } from './reconcilers/templates.js';
 export { contributorsFrom, type Contributor } from './templates/contributors.js';
 export { SHIPPED_TEMPLATES } from './templates/shipped.js';

@@ -3,7 +3,8 @@
 // the API refuses in place (an immutable field such as a RoleBinding's roleRef), or that is
 // left over from an earlier Profile of the same name, is deleted and created again. Outside the
 // Profile's own namespace nothing that exists is taken over: another Profile's object is left
-// alone, and an object kfx has not made yet is created, which fails if the name is taken.
+// alone, and an object kfx has not made yet is created, which fails if the name is taken. Why
+// a Secret was written is told by field, never by value.
 import {
   applyObject,
   isAlreadyExists,
@@ -37,6 +38,26 @@ export interface ApplyContext {
 }
 
 const rv = (object: KubeObject) => object.metadata?.resourceVersion;
+
+/** Secrets: whatever tells why a write happens names fields, never their values. */
+const holdsSecrets = (desired: DesiredObject) =>
+  desired.kind.ref.group === '' && desired.kind.ref.resource === 'secrets';
+
+/** `data.password: want "…", have "…"` becomes `data.password: differs (…)`. */
+export const withoutValues = (reason: string): string =>
+  reason.replace(/: want [\s\S]*$/, ': differs (Secret values are not shown)');
+
+/**
+ * The logger given to applyObject, which logs why it writes at debug level: for a Secret, the
+ * reason (which quotes values) is replaced.
+ */
+function applyLogger(context: ApplyContext, desired: DesiredObject): Logger {
+  if (!holdsSecrets(desired)) return context.logger;
+  return context.logger.child(
+    {},
+    { redact: { paths: ['reason'], censor: '(not shown: the object is a Secret)' } },
+  );
+}
 
 const refusedInPlace = (error: unknown): boolean =>
   error instanceof KubeApiError &&
@@ -124,7 +145,7 @@ export async function applyDesired(
       cache: informer.store,
       ref,
       signal: context.signal,
-      logger: context.logger,
+      logger: applyLogger(context, desired),
     });
   const recreate = async (reason: string): Promise<Change> => {
     if (live) await remove(context, desired, live);
@@ -145,8 +166,9 @@ export async function applyDesired(
   if (!live && !mayTakeOver(context, profile, desired)) {
     await createOnly(context, profile, desired);
   }
-  const reason = live ? whyWrite(desired.object, live, context.fieldManager) : 'it did not exist';
-  if (reason === undefined) return undefined;
+  const why = live ? whyWrite(desired.object, live, context.fieldManager) : 'it did not exist';
+  if (why === undefined) return undefined;
+  const reason = holdsSecrets(desired) ? withoutValues(why) : why;
   let result;
   try {
     result = await apply();
