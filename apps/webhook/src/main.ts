@@ -102,7 +102,7 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
     return 1;
   }
-  const webhooks = createWebhooks(config.sections, HANDLERS, { logger, client });
+  const webhooks = createWebhooks(config.sections, HANDLERS, { logger, client, registry });
   let server;
   try {
     server = createAdmissionServer({

@@ -1,5 +1,6 @@
 import { defineMutatingWebhook, reviewAdmission } from '@kfx/admission-core';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from './config.js';
@@ -10,7 +11,10 @@ const tls = { certFile: '/c', keyFile: '/k' };
 
 describe('createWebhooks', () => {
   it('mounts proxy-injector and pvc-rewriter, admitting unchanged when their section is absent', async () => {
-    const webhooks = createWebhooks(parseConfig({ tls }, HANDLERS).sections, HANDLERS, { logger });
+    const webhooks = createWebhooks(parseConfig({ tls }, HANDLERS).sections, HANDLERS, {
+      logger,
+      registry: new Registry(),
+    });
     expect(webhooks.map((w) => w.path)).toEqual(['/mutate/proxy-injector', '/mutate/pvc-rewriter']);
     for (const webhook of webhooks) {
       const body = JSON.stringify({
@@ -42,7 +46,10 @@ describe('createWebhooks', () => {
       },
       HANDLERS,
     );
-    const [injector] = createWebhooks(config.sections, HANDLERS, { logger });
+    const [injector] = createWebhooks(config.sections, HANDLERS, {
+      logger,
+      registry: new Registry(),
+    });
     if (!injector) throw new Error('no proxy-injector webhook');
     const body = JSON.stringify({
       apiVersion: 'admission.k8s.io/v1',
@@ -69,6 +76,19 @@ describe('createWebhooks', () => {
     expect(env).toContainEqual({ name: 'http_proxy', value: 'http://proxy.corp:3128' });
   });
 
+  it('puts the handlers’ own metrics on the registry /metrics serves, with or without API access', () => {
+    const registry = new Registry();
+    const config = parseConfig(
+      {
+        tls,
+        pvcRewriter: { rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs' }] },
+      },
+      HANDLERS,
+    );
+    createWebhooks(config.sections, HANDLERS, { logger, registry });
+    expect(registry.getSingleMetric('kfx_pvc_rewriter_claims_skipped_total')).toBeDefined();
+  });
+
   it('names a bad key of a handler section with its full path', () => {
     expect(() =>
       parseConfig({ tls, pvcRewriter: { rules: [{ accessModes: ['ReadWriteMany'] }] } }, HANDLERS),
@@ -92,7 +112,10 @@ describe('createWebhooks', () => {
     };
     const handlers: HandlerFactory[] = [...HANDLERS, labeller];
     const config = parseConfig({ tls, labeller: { value: 'a' } }, handlers);
-    const webhook = createWebhooks(config.sections, handlers, { logger })[2];
+    const webhook = createWebhooks(config.sections, handlers, {
+      logger,
+      registry: new Registry(),
+    })[2];
     if (!webhook) throw new Error('no labeller webhook');
     const body = JSON.stringify({
       apiVersion: 'admission.k8s.io/v1',

@@ -16,12 +16,15 @@ import {
   type PvcRewriterConfig,
 } from '@kfx/pvc-rewriter';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 
 export interface HandlerContext {
   logger: Logger;
   /** API access for the handlers' watched caches; absent outside a cluster without a kubeconfig. */
   client?: KubeClient | undefined;
+  /** Where the handlers' own metrics go: the registry /metrics serves. */
+  registry: Registry;
 }
 
 export interface HandlerFactory<C = unknown> {
@@ -63,9 +66,9 @@ const proxyInjector: HandlerFactory<ProxyInjectorConfig> = {
 const pvcRewriter: HandlerFactory<PvcRewriterConfig> = {
   section: 'pvcRewriter',
   schema: pvcRewriterConfigSchema,
-  create: (config, { logger, client }) =>
+  create: (config, { logger, client, registry }) =>
     config
-      ? createPvcRewriter(config, { logger, client })
+      ? createPvcRewriter(config, { logger, client, registry })
       : disabled(PVC_REWRITER_NAME, 'pvcRewriter', logger),
 };
 
