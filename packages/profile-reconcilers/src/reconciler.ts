@@ -53,6 +53,11 @@ export interface ReadRef {
    * Profile.
    */
   namespace?: string | undefined;
+  /**
+   * Which objects' changes concern the reconciler (default: all of them); a change to any other
+   * cached object reconciles nothing. E.g. only the Secrets it copies, of a busy namespace.
+   */
+  concerns?: ((object: KubeObject) => boolean) | undefined;
 }
 
 /** What `desired` may read: the cached objects of the kinds the reconciler declared. */

@@ -19,6 +19,8 @@ export interface ReadKind {
   /** The one namespace watched; undefined: every namespace (reads of Profile namespaces). */
   namespace: string | undefined;
   informer: Informer<KubeObject>;
+  /** Whether a change to this object concerns any reader. */
+  concerns: (object: KubeObject) => boolean;
 }
 
 const withoutManagedFields = (object: KubeObject): KubeObject => ({
@@ -41,10 +43,16 @@ export class ReadKinds {
     options: { logger: Logger; registry: Registry },
   ): Promise<ReadKinds> {
     const reads = new ReadKinds();
+    /** resource key → what each reader is concerned with (undefined: everything). */
+    const concerns = new Map<string, (((object: KubeObject) => boolean) | undefined)[]>();
     for (const reconciler of reconcilers) {
-      for (const { apiVersion, kind, namespace } of reconciler.reads ?? []) {
+      for (const { apiVersion, kind, namespace, concerns: concern } of reconciler.reads ?? []) {
         const key = readKey(apiVersion, kind, namespace);
-        if (reads.#byRef.has(key)) continue;
+        const known = reads.#byRef.get(key);
+        if (known) {
+          concerns.get(`${kindKey(known.ref)} ${namespace ?? '*'}`)?.push(concern);
+          continue;
+        }
         let ref: ResourceRef;
         try {
           ref = await client.resolve(apiVersion, kind);
@@ -55,6 +63,9 @@ export class ReadKinds {
           );
         }
         const resourceKey = `${kindKey(ref)} ${namespace ?? '*'}`;
+        const readers = concerns.get(resourceKey) ?? [];
+        readers.push(concern);
+        concerns.set(resourceKey, readers);
         let cache = reads.#byResource.get(resourceKey);
         if (!cache) {
           const where = namespace === undefined ? '' : ` in ${namespace}`;
@@ -69,6 +80,7 @@ export class ReadKinds {
               logger: options.logger,
               registry: options.registry,
             }),
+            concerns: (object) => readers.some((concerned) => concerned?.(object) ?? true),
           };
           reads.#byResource.set(resourceKey, cache);
         }

@@ -102,10 +102,11 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
     });
   }
 
-  for (const { namespace, informer } of reads.kinds) {
+  for (const { namespace, informer, concerns } of reads.kinds) {
     // A fixed namespace (the Secrets to copy) concerns every Profile; otherwise the object's
     // namespace is a Profile's.
     const readEvent = (object: KubeObject) => {
+      if (!concerns(object)) return;
       if (namespace !== undefined) {
         for (const name of profiles.store.keys()) sinks.enqueue(name);
       } else {
@@ -116,7 +117,8 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
     informer.on('add', readEvent);
     informer.on('delete', readEvent);
     informer.on('update', (object, old) => {
-      if (ownedChanged(object, old)) readEvent(object);
+      // An object that stops being of concern (a Secret whose label no longer matches) counts.
+      if (ownedChanged(object, old)) readEvent(concerns(object) ? object : old);
     });
   }
 }

@@ -42,7 +42,10 @@ describe('secrets', () => {
         { selector: { 'kfx.dev/copy': 'true' } },
       ],
     });
-    expect(enabled.reads).toEqual([{ apiVersion: 'v1', kind: 'Secret', namespace: 'kubeflow' }]);
+    const [read] = enabled.reads ?? [];
+    expect(read).toMatchObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'kubeflow' });
+    // Only the Secrets it copies concern it: others of a busy namespace reconcile nothing.
+    expect(sources.map((s) => read?.concerns?.(s))).toEqual([true, true, false, true]);
     const { objects, problems } = enabled.desired(profile(), view(sources));
     expect(objects).toEqual([
       {

@@ -58,14 +58,19 @@ export const secretsConfigSchema = z.strictObject({
 
 export type SecretsConfig = z.infer<typeof secretsConfigSchema>;
 
+const matches = (object: KubeObject, selector: Record<string, string>) =>
+  Object.entries(selector).every(([key, value]) => object.metadata?.labels?.[key] === value);
+
+/** The source namespace; only changes to the Secrets the config names or selects matter. */
 const sourceRead = (config: SecretsConfig): ReadRef => ({
   apiVersion: 'v1',
   kind: resources.secrets.kind,
   namespace: config.sourceNamespace,
+  concerns: (object) =>
+    config.copy.some((entry) =>
+      'name' in entry ? object.metadata?.name === entry.name : matches(object, entry.selector),
+    ),
 });
-
-const matches = (object: KubeObject, selector: Record<string, string>) =>
-  Object.entries(selector).every(([key, value]) => object.metadata?.labels?.[key] === value);
 
 export const secretsReconciler = defineReconciler<SecretsConfig>({
   name: 'secrets',
