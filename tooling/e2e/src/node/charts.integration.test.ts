@@ -1,0 +1,198 @@
+// The images `npm run images` builds, running as Pods on a real node, installed by their Helm
+// charts as an operator would: the apiserver calls kfx-webhook in its Pods through its Service
+// (verifying the serving certificate for <service>.<namespace>.svc), and kfx-controller, from its
+// Pods, converges a Profile. How the test bed connects them (the testenv README, "A real node"):
+// the apiserver reaches a Service at its endpoints (aggregator routing; there is no kube-proxy),
+// and Pods reach the apiserver through a forwarder on the node's address, given to them as
+// KUBERNETES_SERVICE_HOST/PORT with the charts' extraEnv.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Pod,
+  V1ResourceQuota,
+} from '@kubernetes/client-node';
+import { createCertificateAuthority } from '@kfx/dev-certs';
+import { buildImages, containersUnavailable } from '@kfx/images';
+import {
+  applyManifests,
+  startControlPlane,
+  startEgress,
+  waitFor,
+  type ControlPlane,
+  type Egress,
+} from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSettledNamespace, getJson, listJson } from '../cluster.js';
+import { CHARTS, helmOk, withValuesFile } from '../helm.js';
+import { onRealNode, realNodeAvailable, runPod } from './pods.js';
+
+const root = fileURLToPath(new URL('../../../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-node-charts-'));
+const NAMESPACE = 'kfx-system';
+const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
+const title = noImages
+  ? `the charts' images on a real node (skipped: ${noImages})`
+  : onRealNode("the charts' images on a real node");
+
+let env: ControlPlane;
+let egress: Egress;
+let kubeconfig = '';
+const images: Record<string, { repository: string; tag: string }> = {};
+
+async function install(release: string, chart: string, values: object): Promise<void> {
+  await withValuesFile(values, (file) =>
+    helmOk([
+      'install',
+      release,
+      chart,
+      '--namespace',
+      NAMESPACE,
+      '--kubeconfig',
+      kubeconfig,
+      '--values',
+      file,
+      '--wait',
+      '--timeout',
+      '180s',
+    ]),
+  );
+}
+
+describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
+  beforeAll(async () => {
+    env = await startControlPlane({ components: ['node'] });
+    const node = env.node;
+    if (!node) throw new Error('no node');
+    kubeconfig = env.kubeconfigPath;
+    const built = await buildImages(root);
+    for (const app of built.apps) {
+      await node.loadImage(app.image);
+      const [repository = '', tag = ''] = app.image.split(/:(?=[^:]+$)/);
+      images[app.app] = { repository, tag };
+    }
+    egress = await startEgress(node);
+    await createSettledNamespace(kubeconfig, NAMESPACE);
+    const api = [
+      { name: 'KUBERNETES_SERVICE_HOST', value: node.apiServer.host },
+      { name: 'KUBERNETES_SERVICE_PORT', value: String(node.apiServer.port) },
+    ];
+
+    // tls.mode=secret: the operator's certificate for the Service's name, and its CA.
+    const ca = createCertificateAuthority({ commonName: 'kfx e2e webhook CA' });
+    const service = `kfx-webhook.${NAMESPACE}.svc`;
+    const serving = ca.issue({
+      commonName: service,
+      dnsNames: [service, `${service}.cluster.local`],
+    });
+    await applyManifests(kubeconfig, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name: 'webhook-tls', namespace: NAMESPACE },
+      data: {
+        'tls.crt': Buffer.from(serving.cert).toString('base64'),
+        'tls.key': Buffer.from(serving.key).toString('base64'),
+      },
+    } as KubernetesObject);
+    await install('kfx-webhook', CHARTS.webhook, {
+      image: { ...images.webhook, pullPolicy: 'Never' },
+      tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: ca.cert },
+      proxyInjector: { config: { httpProxy: egress.proxy.url, httpsProxy: egress.proxy.url } },
+      extraEnv: api,
+    });
+    await install('kfx-controller', CHARTS.controller, {
+      image: { ...images.controller, pullPolicy: 'Never' },
+      config: { reconcilers: { namespace: {}, quotas: {}, limitrange: {} } },
+      extraEnv: api,
+    });
+  });
+
+  afterAll(async () => {
+    for (const release of ['kfx-controller', 'kfx-webhook']) {
+      await helmOk([
+        'uninstall',
+        release,
+        '--namespace',
+        NAMESPACE,
+        '--kubeconfig',
+        kubeconfig,
+      ]).catch(() => undefined);
+    }
+    await egress.stop();
+    await env.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs both apps from their images as Pods on the node, ready', async () => {
+    for (const app of ['webhook', 'controller']) {
+      const deployment = await getJson<V1Deployment>(
+        kubeconfig,
+        ['deployment', `kfx-${app}`],
+        NAMESPACE,
+      );
+      expect(deployment.status?.readyReplicas, app).toBe(2);
+      const container = deployment.spec?.template.spec?.containers[0];
+      expect(container?.image).toBe(`${images[app]?.repository}:${images[app]?.tag}`);
+    }
+  });
+
+  it('has the apiserver call kfx-webhook through its Service, and the Pod uses what it injected', async () => {
+    await createSettledNamespace(kubeconfig, 'team-a');
+    const node = env.node;
+    if (!node) throw new Error('no node');
+    const image = await node.loadShellImage({ name: 'kfx.test/net:1' });
+    const url = egress.url('from-chart');
+    const pod: V1Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'fetcher', namespace: 'team-a' },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'app', image, imagePullPolicy: 'Never', command: ['fetch', url] }],
+      },
+    };
+    const { pod: done, log } = await runPod(kubeconfig, pod);
+    expect(done.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBe('true');
+    expect(done.spec?.containers[0]?.env).toContainEqual({
+      name: 'HTTP_PROXY',
+      value: egress.proxy.url,
+    });
+    expect(log).toBe('hello from the origin\n');
+    expect(egress.proxy.requests()).toContainEqual(
+      expect.objectContaining({ url, client: done.status?.podIP, result: 'TCP_MISS/200' }),
+    );
+  });
+
+  it('has kfx-controller, in its Pods, converge a Profile', async () => {
+    await applyManifests(kubeconfig, {
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'Profile',
+      metadata: { name: 'team-b', labels: { 'quotas.kfx.dev/requests.cpu': '4' } },
+      spec: { owner: { kind: 'User', name: 'bob@example.com' } },
+    } as KubernetesObject);
+    const quota = await waitFor(
+      async () => {
+        const [found] = await listJson<V1ResourceQuota>(kubeconfig, ['resourcequotas'], 'team-b');
+        const hard = found?.spec?.hard;
+        return hard ? { done: true, value: hard } : { done: false, saw: 'no quota yet' };
+      },
+      { description: 'kfx-controller to make the quota of team-b', timeoutMs: 120_000 },
+    );
+    expect(quota['requests.cpu']).toBe('4');
+    const namespace = await getJson(kubeconfig, ['namespace', 'team-b']);
+    expect(namespace.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Profile',
+      name: 'team-b',
+    });
+    const lease = await getJson<{ spec?: { holderIdentity?: string } }>(
+      kubeconfig,
+      ['lease', 'kfx-controller'],
+      NAMESPACE,
+    );
+    expect(lease.spec?.holderIdentity).toMatch(/^kfx-controller-/);
+  });
+});
