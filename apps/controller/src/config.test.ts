@@ -31,6 +31,7 @@ describe('kfx-controller config', () => {
       fieldManager: 'kfx-controller',
     });
     expect(config.protectedNamespaces).toContain('istio-system');
+    expect(config.proxyInjectionAudit).toEqual({ enabled: false, excludeNamespaces: [] });
     expect(config.leaderElection).toEqual({
       leaseName: 'kfx-controller',
       leaseDurationSeconds: 15,
@@ -93,7 +94,7 @@ reconcilers:
       'protectedNamespaces[1]: expected a namespace name or a pattern with *',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
-      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, leaderElection)',
+      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
       'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });

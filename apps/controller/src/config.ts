@@ -27,6 +27,16 @@ const appSchema = z.strictObject({
     .array(z.string().regex(NAMESPACE_PATTERN, 'expected a namespace name or a pattern with *'))
     .default([...DEFAULT_PROTECTED_NAMESPACES]),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  /** Finds Pods admitted without the proxy-injector (its fail-open window); off by default. */
+  proxyInjectionAudit: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** The webhook's exclusions besides kube-system and the controller's own namespace. */
+      excludeNamespaces: z
+        .array(z.string().regex(NAMESPACE_PATTERN, 'expected a namespace name'))
+        .default([]),
+    })
+    .prefault({}),
   leaderElection: z
     .strictObject({
       leaseName: z.string().min(1).default('kfx-controller'),
@@ -70,14 +80,22 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
     problems.push(...error.problems);
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const { workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, leaderElection } =
-    parsed.data;
+  const {
+    workers,
+    resyncSeconds,
+    fieldManager,
+    protectedNamespaces,
+    logLevel,
+    proxyInjectionAudit,
+    leaderElection,
+  } = parsed.data;
   return {
     workers,
     resyncSeconds,
     fieldManager,
     protectedNamespaces,
     logLevel,
+    proxyInjectionAudit,
     leaderElection,
     reconcilers,
     source,

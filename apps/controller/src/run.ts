@@ -10,9 +10,11 @@ import {
   LeaderElector,
   loadKubeConfig,
   startOpsServer,
+  type Check,
   type OpsServer,
 } from '@kfx/kube-runtime';
 import { createProfileController, type ProfileController } from '@kfx/profile-reconcilers';
+import { createInjectionAudit } from '@kfx/proxy-injector';
 import { pino, type Logger } from 'pino';
 import type { ControllerConfig } from './config.js';
 
@@ -66,11 +68,23 @@ export async function startController(options: RunOptions): Promise<RunningContr
       protectedNamespaces: [...config.protectedNamespaces, namespace],
     },
   });
+  const audit = config.proxyInjectionAudit.enabled
+    ? createInjectionAudit({
+        client,
+        logger,
+        component: `${config.fieldManager}-proxy-injection-audit`,
+        excludeNamespaces: [
+          'kube-system',
+          namespace,
+          ...config.proxyInjectionAudit.excludeNamespaces,
+        ],
+      })
+    : undefined;
   const ops = await startOpsServer({
     port: options.metricsPort,
     host: options.metricsHost,
     registry: client.registry,
-    readiness: () => controller.ready(),
+    readiness: () => allReady([controller.ready(), ...(audit ? [audit.ready()] : [])]),
     logger,
   });
   logger.info(
@@ -85,10 +99,14 @@ export async function startController(options: RunOptions): Promise<RunningContr
   );
   const stopping = new AbortController();
   let elector: LeaderElector | undefined;
+  // Only the leader writes: the profile objects and the audit's Events.
+  const lead = async (signal: AbortSignal) => {
+    await Promise.all([controller.lead(signal), audit?.lead(signal)]);
+  };
   const work = (async () => {
-    await controller.start(stopping.signal);
+    await Promise.all([controller.start(stopping.signal), audit?.start(stopping.signal)]);
     if (!options.leaderElect) {
-      await controller.lead(stopping.signal);
+      await lead(stopping.signal);
       return;
     }
     elector = new LeaderElector({
@@ -101,10 +119,10 @@ export async function startController(options: RunOptions): Promise<RunningContr
       retryPeriodSeconds: config.leaderElection.retryPeriodSeconds,
       logger,
     });
-    await elector.run({ onStartedLeading: (signal) => controller.lead(signal) }, stopping.signal);
+    await elector.run({ onStartedLeading: lead }, stopping.signal);
   })();
   const done = work.finally(async () => {
-    await controller.stop();
+    await Promise.all([controller.stop(), audit?.stop()]);
     await ops.close();
     client.close();
   });
@@ -122,4 +140,9 @@ export async function startController(options: RunOptions): Promise<RunningContr
       await done.catch(() => undefined);
     },
   };
+}
+
+/** Ready when every part is; the reasons of all that are not. */
+function allReady(checks: readonly Check[]): Check {
+  return { ok: checks.every((c) => c.ok), reasons: checks.flatMap((c) => c.reasons) };
 }

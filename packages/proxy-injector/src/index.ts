@@ -47,6 +47,12 @@ export {
   type Variable,
   type VariableFamily,
 } from './settings.js';
+export {
+  createInjectionAudit,
+  InjectionAudit,
+  type InjectionAuditOptions,
+} from './audit/injection-audit.js';
+export { injectionState, type InjectionState } from './audit/injection-state.js';
 export { INJECTED_ANNOTATION, markInjected } from './stamp.js';
 export {
   createProxyInjector,
