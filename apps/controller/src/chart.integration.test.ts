@@ -111,9 +111,12 @@ describe('the chart, rendered', () => {
     const rules = granted(objects);
     expect(rules).toContain('/resourcequotas:get,list,watch,create,patch,update,delete');
     expect(rules).toContain('/namespaces:get,list,watch');
-    expect(rules.some((r) => /configmaps|networkpolicies|rolebindings|secrets/.test(r))).toBe(
+    expect(rules.some((r) => /configmaps|networkpolicies|rolebindings|secrets|pods/.test(r))).toBe(
       false,
     );
+    // The proxy-injection audit adds reading Pods, and only that.
+    const audited = granted(await render({ config: { proxyInjectionAudit: { enabled: true } } }));
+    expect(audited.filter((r) => !rules.includes(r))).toEqual(['/pods:get,list,watch']);
     expect(find(objects, 'Role', '-leader-election')?.rules).toEqual([
       {
         apiGroups: ['coordination.k8s.io'],
