@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { ensureBinaries } from './build.js';
+import { waitFor } from './wait.js';
 
 export const FIELD_MANAGER = 'kfx-testenv';
 
@@ -106,7 +107,11 @@ export async function applyManifests(
   return parsed.items ?? [parsed];
 }
 
-/** Installs CRDs from files or YAML text and waits until each is Established. */
+/**
+ * Installs CRDs from files or YAML text and waits until each is Established. Polled rather than
+ * `kubectl wait`, which fails outright ("status.conditions accessor error") when it reads a CRD
+ * the apiserver has not given any condition yet.
+ */
 export async function installCrds(
   cluster: Cluster,
   sources: readonly string[],
@@ -114,11 +119,27 @@ export async function installCrds(
 ): Promise<void> {
   const objects = sources.flatMap((s) => toObjects(s.includes('\n') ? s : readFileSync(s, 'utf8')));
   await applyManifests(cluster, objects);
-  const names = objects.map((crd) => `crd/${crd.metadata?.name ?? ''}`);
-  await kubectl(cluster, [
-    'wait',
-    '--for=condition=Established',
-    `--timeout=${Math.ceil(timeoutMs / 1000)}s`,
-    ...names,
-  ]);
+  const names = objects.map((crd) => crd.metadata?.name ?? '');
+  await waitFor(
+    async () => {
+      // One name gives the object, several a List.
+      const read = JSON.parse(await kubectl(cluster, ['get', 'crd', ...names, '-o', 'json'])) as
+        Crd | { items: Crd[] };
+      const crds = 'items' in read ? read.items : [read];
+      const pending = crds
+        .filter(
+          (crd) =>
+            !crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'),
+        )
+        .map((crd) => crd.metadata?.name ?? '');
+      return pending.length === 0
+        ? { done: true, value: undefined }
+        : { done: false, saw: `not Established yet: ${pending.join(', ')}` };
+    },
+    { description: `CRDs ${names.join(', ')} to be Established`, timeoutMs, intervalMs: 100 },
+  );
+}
+
+interface Crd extends KubernetesObject {
+  status?: { conditions?: { type: string; status: string }[] };
 }
