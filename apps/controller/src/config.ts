@@ -80,26 +80,8 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
     problems.push(...error.problems);
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const {
-    workers,
-    resyncSeconds,
-    fieldManager,
-    protectedNamespaces,
-    logLevel,
-    proxyInjectionAudit,
-    leaderElection,
-  } = parsed.data;
-  return {
-    workers,
-    resyncSeconds,
-    fieldManager,
-    protectedNamespaces,
-    logLevel,
-    proxyInjectionAudit,
-    leaderElection,
-    reconcilers,
-    source,
-  };
+  // The validated reconcilers replace the raw `reconcilers` section.
+  return { ...parsed.data, reconcilers, source };
 }
 
 /** Reads a YAML config file; without a file, the documented defaults. */
