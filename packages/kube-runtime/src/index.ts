@@ -51,6 +51,7 @@ export {
 } from './resources.js';
 export type { RetryOptions } from './retry-policy.js';
 export { subsetDifference } from './semantic-equal.js';
+export { metadataSkeleton, type SkeletonFields } from './skeleton.js';
 export { builtInIndexers, Store, type IndexFunc, type ReadonlyStore } from './store.js';
 export type {
   DeleteOptions,

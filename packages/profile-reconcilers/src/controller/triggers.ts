@@ -5,7 +5,13 @@
 // namespace reconciles it, one in a fixed namespace (the Secrets to copy) every Profile. The
 // controller's own writes come back as watch events too; those are recognised (echoes.ts) and
 // skipped.
-import { ownerKeys, resources, type Informer, type KubeObject } from '@kfx/kube-runtime';
+import {
+  metadataSkeleton,
+  ownerKeys,
+  resources,
+  type Informer,
+  type KubeObject,
+} from '@kfx/kube-runtime';
 import type { Profile } from '../profile.js';
 import type { Echoes } from './echoes.js';
 import { ADOPT_ANNOTATION } from './namespace-claim.js';
@@ -27,26 +33,10 @@ export interface TriggerSinks {
 }
 
 /** The namespace cache keeps only what the namespace check (namespace-claim.ts) reads. */
-export const namespaceSkeleton = (ns: KubeObject): KubeObject => {
-  const annotations = ns.metadata?.annotations ?? {};
-  const kept = Object.fromEntries(
-    [ADOPT_ANNOTATION, 'owner'].flatMap((key) =>
-      annotations[key] === undefined ? [] : [[key, annotations[key]]],
-    ),
-  );
-  return {
-    apiVersion: ns.apiVersion,
-    kind: ns.kind,
-    metadata: {
-      name: ns.metadata?.name,
-      uid: ns.metadata?.uid,
-      resourceVersion: ns.metadata?.resourceVersion,
-      deletionTimestamp: ns.metadata?.deletionTimestamp,
-      ownerReferences: ns.metadata?.ownerReferences,
-      annotations: kept,
-    },
-  };
-};
+export const namespaceSkeleton = metadataSkeleton({
+  annotations: [ADOPT_ANNOTATION, 'owner'],
+  ownerReferences: true,
+});
 
 /** The parts of a cached namespace that decide what its Profile may do. */
 const claimOf = (ns: KubeObject): string =>

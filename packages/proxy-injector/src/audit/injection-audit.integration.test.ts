@@ -97,9 +97,9 @@ afterAll(async () => {
 
 describe('the proxy-injection audit', () => {
   it('finds a Pod admitted while the webhook was unreachable, and nothing the injector handled or may skip', async () => {
-    const missed = await pod('team-a', 'admitted-uninjected');
+    const missed: KubeObject = await pod('team-a', 'admitted-uninjected');
     // The apiserver admitted it unchanged: failurePolicy Ignore.
-    expect(missed.metadata.annotations['proxy-injector.kfx.dev/injected']).toBeUndefined();
+    expect(missed.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBeUndefined();
     await pod('team-a', 'handled', { 'proxy-injector.kfx.dev/injected': 'true' });
     await pod('team-a', 'opted-out', { 'proxy-injector.kfx.dev/inject': 'false' });
     await pod('team-out', 'in-opted-out-namespace');

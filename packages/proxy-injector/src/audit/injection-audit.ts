@@ -8,6 +8,7 @@ import {
   createInformer,
   EventRecorder,
   informersReady,
+  metadataSkeleton,
   resources,
   type Check,
   type Informer,
@@ -30,40 +31,11 @@ export interface InjectionAuditOptions {
   registry?: Registry | undefined;
 }
 
-const KEPT_ANNOTATIONS = [INJECTED_ANNOTATION, INJECT_ANNOTATION, MIRROR_POD_ANNOTATION];
-
-/** The Pod cache keeps only what the audit reads. */
-const podSkeleton = (pod: KubeObject): KubeObject => {
-  const annotations = pod.metadata?.annotations ?? {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: pod.metadata?.name,
-      namespace: pod.metadata?.namespace,
-      uid: pod.metadata?.uid,
-      resourceVersion: pod.metadata?.resourceVersion,
-      deletionTimestamp: pod.metadata?.deletionTimestamp,
-      annotations: Object.fromEntries(
-        KEPT_ANNOTATIONS.flatMap((k) =>
-          annotations[k] === undefined ? [] : [[k, annotations[k]]],
-        ),
-      ),
-    },
-  };
-};
-
-const namespaceSkeleton = (ns: KubeObject): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'Namespace',
-  metadata: {
-    name: ns.metadata?.name,
-    resourceVersion: ns.metadata?.resourceVersion,
-    labels: Object.fromEntries(
-      Object.entries(ns.metadata?.labels ?? {}).filter(([k]) => k === INJECT_LABEL),
-    ),
-  },
+/** The caches keep only what the audit reads. */
+const podSkeleton = metadataSkeleton({
+  annotations: [INJECTED_ANNOTATION, INJECT_ANNOTATION, MIRROR_POD_ANNOTATION],
 });
+const namespaceSkeleton = metadataSkeleton({ labels: [INJECT_LABEL] });
 
 export class InjectionAudit {
   readonly pods: Informer<KubeObject>;
