@@ -8,7 +8,6 @@ import type {
   V1MutatingWebhookConfiguration,
   V1ReplicaSet,
 } from '@kubernetes/client-node';
-import { createCertificateAuthority } from '@kfx/dev-certs';
 import {
   applyManifests,
   installCrds,
@@ -24,6 +23,7 @@ import { createSettledNamespace, exists, getJson, listJson } from './cluster.js'
 import { CHARTS, helm, helmOk } from './helm.js';
 import { difference, inventory, settledInventory } from './inventory.js';
 import { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
+import { createServingSecret } from './serving-secret.js';
 
 const NAMESPACE = 'kfx-system';
 const RELEASE = 'kfx-webhook';
@@ -215,22 +215,15 @@ describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
 
 describe('helm install of the kfx-webhook chart with a provided Secret', () => {
   it('uses the Secret and caBundle, renders no cert-manager object, and uninstalls clean', async () => {
-    const ca = createCertificateAuthority();
-    const serving = ca.issue({ commonName: `${RELEASE}.${NAMESPACE}.svc` });
-    await applyManifests(kubeconfig, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/tls',
-      metadata: { name: 'webhook-tls', namespace: NAMESPACE },
-      data: {
-        'tls.crt': Buffer.from(serving.cert).toString('base64'),
-        'tls.key': Buffer.from(serving.key).toString('base64'),
-      },
-    } as KubernetesObject);
+    const { caCert } = await createServingSecret(kubeconfig, {
+      name: 'webhook-tls',
+      namespace: NAMESPACE,
+      service: RELEASE,
+    });
     const before = await settledInventory(kubeconfig);
 
     const result = await install(
-      { tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: ca.cert } },
+      { tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: caCert } },
       '--wait',
       '--timeout',
       '120s',
@@ -245,7 +238,7 @@ describe('helm install of the kfx-webhook chart with a provided Secret', () => {
     ]);
     expect(configuration.metadata?.annotations?.['cert-manager.io/inject-ca-from']).toBeUndefined();
     for (const webhook of configuration.webhooks ?? []) {
-      expect(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString()).toBe(ca.cert);
+      expect(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString()).toBe(caCert);
     }
     const deployment = await getJson<V1Deployment>(kubeconfig, ['deployment', RELEASE], NAMESPACE);
     expect(

@@ -15,7 +15,6 @@ import type {
   V1Pod,
   V1ResourceQuota,
 } from '@kubernetes/client-node';
-import { createCertificateAuthority } from '@kfx/dev-certs';
 import { buildImages, containersUnavailable } from '@kfx/images';
 import {
   applyManifests,
@@ -28,6 +27,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSettledNamespace, getJson, listJson } from '../cluster.js';
 import { CHARTS, helmOk, withValuesFile } from '../helm.js';
+import { createServingSecret } from '../serving-secret.js';
 import { onRealNode, realNodeAvailable, runPod } from './pods.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -82,25 +82,14 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     ];
 
     // tls.mode=secret: the operator's certificate for the Service's name, and its CA.
-    const ca = createCertificateAuthority({ commonName: 'kfx e2e webhook CA' });
-    const service = `kfx-webhook.${NAMESPACE}.svc`;
-    const serving = ca.issue({
-      commonName: service,
-      dnsNames: [service, `${service}.cluster.local`],
+    const { caCert } = await createServingSecret(kubeconfig, {
+      name: 'webhook-tls',
+      namespace: NAMESPACE,
+      service: 'kfx-webhook',
     });
-    await applyManifests(kubeconfig, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/tls',
-      metadata: { name: 'webhook-tls', namespace: NAMESPACE },
-      data: {
-        'tls.crt': Buffer.from(serving.cert).toString('base64'),
-        'tls.key': Buffer.from(serving.key).toString('base64'),
-      },
-    } as KubernetesObject);
     await install('kfx-webhook', CHARTS.webhook, {
       image: { ...images.webhook, pullPolicy: 'Never' },
-      tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: ca.cert },
+      tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: caCert },
       proxyInjector: { config: { httpProxy: egress.proxy.url, httpsProxy: egress.proxy.url } },
       extraEnv: api,
     });
