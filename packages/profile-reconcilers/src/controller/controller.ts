@@ -18,13 +18,13 @@ import type { Registry } from 'prom-client';
 import type { Profile } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
 import { ControllerMetrics } from './metrics.js';
-import { OwnedKinds } from './owned-kinds.js';
+import { OwnedKinds, withoutManagedFields } from './owned-kinds.js';
 import { ReadKinds } from './read-kinds.js';
 import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
 import { NamespaceGuard } from './namespace-claim.js';
 import { StatusWriter } from './status-writer.js';
-import { namespaceSkeleton, profileWithoutManagedFields, wireTriggers } from './triggers.js';
+import { namespaceSkeleton, wireTriggers } from './triggers.js';
 
 export interface ProfileControllerConfig {
   /** From `enableBuiltInReconcilers(...)`, plus any of your own. */
@@ -78,7 +78,8 @@ export class ProfileController {
     this.profiles = createInformer<Profile>(options.client, resources.profiles, {
       ...common,
       resyncMs: (options.config.resyncSeconds ?? 600) * 1000,
-      transform: profileWithoutManagedFields,
+      // Profiles are never applied, only read and status-patched.
+      transform: withoutManagedFields,
     });
     this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
       ...common,

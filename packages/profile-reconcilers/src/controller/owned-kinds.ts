@@ -22,6 +22,30 @@ export interface OwnedKind {
 export const kindKey = (ref: { group: string; resource: string }): string =>
   `${ref.resource}.${ref.group}`;
 
+/** The resource behind `apiVersion`/`kind`, or an error naming the reconciler that needs it. */
+export async function resolveKind(
+  client: KubeClient,
+  reconciler: string,
+  verb: 'creates' | 'reads',
+  apiVersion: string,
+  kind: string,
+): Promise<ResourceRef> {
+  try {
+    return await client.resolve(apiVersion, kind);
+  } catch (error) {
+    throw new Error(
+      `reconciler ${reconciler} ${verb} ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** For caches whose objects are never applied: their managedFields are dead weight. */
+export const withoutManagedFields = <T extends KubeObject>(object: T): T => ({
+  ...object,
+  metadata: { ...object.metadata, managedFields: undefined },
+});
+
 /** Identifies one object across apiVersions: `resource.group/namespace/name`. */
 export function objectId(ref: ResourceRef, object: KubeObject): string {
   const namespace = ref.namespaced ? (object.metadata?.namespace ?? '') : '';
@@ -44,15 +68,7 @@ export class OwnedKinds {
       for (const { apiVersion, kind } of reconciler.kinds) {
         const apiKind = `${apiVersion} ${kind}`;
         if (kinds.#byApiKind.has(apiKind)) continue;
-        let ref: ResourceRef;
-        try {
-          ref = await client.resolve(apiVersion, kind);
-        } catch (error) {
-          throw new Error(
-            `reconciler ${reconciler.name} creates ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
-            { cause: error },
-          );
-        }
+        const ref = await resolveKind(client, reconciler.name, 'creates', apiVersion, kind);
         const key = kindKey(ref);
         let owned = kinds.byKey.get(key);
         if (!owned) {

@@ -12,7 +12,7 @@ import {
 } from '@kfx/kube-runtime';
 import type { Registry } from 'prom-client';
 import type { EnabledReconciler, ReadRef, ReadView } from '../reconciler.js';
-import { kindKey } from './owned-kinds.js';
+import { kindKey, resolveKind, withoutManagedFields } from './owned-kinds.js';
 
 export interface ReadKind {
   ref: ResourceRef;
@@ -22,11 +22,6 @@ export interface ReadKind {
   /** Whether a change to this object concerns any reader. */
   concerns: (object: KubeObject) => boolean;
 }
-
-const withoutManagedFields = (object: KubeObject): KubeObject => ({
-  ...object,
-  metadata: { ...object.metadata, managedFields: undefined },
-});
 
 const readKey = (apiVersion: string, kind: string, namespace: string | undefined) =>
   `${apiVersion} ${kind} ${namespace ?? '*'}`;
@@ -53,15 +48,7 @@ export class ReadKinds {
           concerns.get(`${kindKey(known.ref)} ${namespace ?? '*'}`)?.push(concern);
           continue;
         }
-        let ref: ResourceRef;
-        try {
-          ref = await client.resolve(apiVersion, kind);
-        } catch (error) {
-          throw new Error(
-            `reconciler ${reconciler.name} reads ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
-            { cause: error },
-          );
-        }
+        const ref = await resolveKind(client, reconciler.name, 'reads', apiVersion, kind);
         const resourceKey = `${kindKey(ref)} ${namespace ?? '*'}`;
         const readers = concerns.get(resourceKey) ?? [];
         readers.push(concern);

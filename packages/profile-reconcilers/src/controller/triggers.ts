@@ -46,12 +46,6 @@ const claimOf = (ns: KubeObject): string =>
     ns.metadata?.annotations ?? {},
   ]);
 
-/** Profiles are never applied, only read and status-patched: their managedFields are dead weight. */
-export const profileWithoutManagedFields = (profile: Profile): Profile => ({
-  ...profile,
-  metadata: { ...profile.metadata, managedFields: undefined },
-});
-
 export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void {
   const { profiles, namespaces, kinds, reads, echoes } = sources;
   const nameOf = (object: KubeObject) => object.metadata?.name ?? '';
