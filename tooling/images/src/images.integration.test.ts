@@ -8,11 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import {
+  type ControlPlane,
   freePort,
+  type ProfileLike,
+  profileNamespace,
   registerWebhook,
   startControlPlane,
   waitFor,
-  type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -177,8 +179,7 @@ describe.skipIf(unavailable !== undefined)(title, () => {
     ]);
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
-    await core.createNamespace({ body: { metadata: { name: 'team-image' } } });
-    await custom.createClusterCustomObject({
+    const profile = (await custom.createClusterCustomObject({
       group: 'kubeflow.org',
       version: 'v1',
       plural: 'profiles',
@@ -188,7 +189,9 @@ describe.skipIf(unavailable !== undefined)(title, () => {
         metadata: { name: 'team-image', labels: { 'quotas.kfx.dev/requests.cpu': '6' } },
         spec: { owner: { kind: 'User', name: 'alice@example.com' } },
       },
-    });
+    })) as ProfileLike;
+    // As the upstream Kubeflow profile controller makes it: owned by the Profile.
+    await core.createNamespace({ body: profileNamespace(profile) });
     const hard = await waitFor(
       async () => {
         const list = await core.listNamespacedResourceQuota({ namespace: 'team-image' });

@@ -180,7 +180,7 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
               command: [
                 'sh',
                 '-c',
-                `fetch ${url} && fetch http://elsewhere.test:${origin.port}/ || echo refused`,
+                `fetch ${url} && fetch http://elsewhere.test:${origin.port}/ 2>&1 || echo refused`,
               ],
               env: [{ name: 'HTTP_PROXY', value: proxy.url }],
             },
