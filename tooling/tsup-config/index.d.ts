@@ -11,6 +11,11 @@ export interface KfxBuildOptions {
   external?: string[];
   /** Emit `.d.ts` files. Default: true for libraries, false for binaries. */
   dts?: boolean;
+  /**
+   * Split dynamic imports into chunks of their own (ESM), so that a binary loads a part only when
+   * it runs it. Default false. Ship every file of dist/, not only the entry.
+   */
+  splitting?: boolean;
 }
 
 export declare function kfxBuild(options?: KfxBuildOptions): Options | Options[];

@@ -59,6 +59,7 @@ export function kfxBuild(options = {}) {
     bundle = false,
     external = [],
     dts = !bin,
+    splitting = false,
   } = options;
   const banner = [
     // Binaries are started directly: give them a shebang, and a plain message instead of a crash
@@ -81,7 +82,7 @@ export function kfxBuild(options = {}) {
     dts,
     sourcemap: true,
     clean: true,
-    splitting: false,
+    splitting,
     treeshake: true,
     ...(bundle ? bundleOptions(external) : {}),
     ...(banner.length > 0 ? { banner: { js: banner.join('\n') } } : {}),

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { completionScript } from './cli-completion.js';
 import { buildProgram } from './program.js';
 
-const bash = completionScript(buildProgram(), 'bash');
+const program = await buildProgram([], true);
+const bash = completionScript(program, 'bash');
 
 /** What bash offers after typing `line` (the last word is the one being completed). */
 function complete(line: string): string[] {
@@ -69,7 +70,7 @@ const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
 
 /** What zsh's bash emulation hands back after `words` (zsh filters by prefix itself later). */
 function completeInZsh(words: string[]): string[] {
-  const zsh = completionScript(buildProgram(), 'zsh');
+  const zsh = completionScript(program, 'zsh');
   const script = `autoload -U compinit && compinit -u
 ${zsh}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
@@ -82,7 +83,7 @@ print -rl -- "\${COMPREPLY[@]}"`;
 
 describe('kfx completion zsh', () => {
   it('is the same completion, loaded through zsh bash emulation', () => {
-    const zsh = completionScript(buildProgram(), 'zsh');
+    const zsh = completionScript(program, 'zsh');
     expect(zsh.split('\n')[0]).toBe('autoload -U +X bashcompinit && bashcompinit');
     expect(zsh).toContain('complete -F _kfx_completion kfx');
   });

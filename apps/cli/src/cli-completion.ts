@@ -96,7 +96,6 @@ complete -F ${fn} ${name}
 
 export function completionCommand(): Command {
   return new Command('completion')
-    .description('Print a shell completion script (bash or zsh).')
     .argument('<shell>', 'bash or zsh')
     .addHelpText(
       'after',

@@ -3,7 +3,7 @@
 // suite's log scrolls above it. Redrawn lines are cut to the terminal width, since a wrapped
 // line cannot be redrawn.
 import type { RunEvent, StepName, UatResult } from '@kfx/uat-runner';
-import { formatDuration } from '@kfx/uat-runner';
+import { formatDuration } from '@kfx/uat-runner/options';
 import { resultLine, type Output, type Renderer } from './cli-render.js';
 import { plainText } from './cli-render-plain.js';
 

@@ -27,7 +27,7 @@ describe('kfx', () => {
 
   it('lists its commands and documents its exit codes in --help', async () => {
     const { stdout } = await run(process.execPath, [main, '--help']);
-    expect(stdout).toMatch(/uat\s+Run acceptance-test suites/);
+    expect(stdout).toMatch(/uat <command>\s+Run acceptance-test suites/);
     expect(stdout).toMatch(/demo \[options\]\s+Run the kfx demo/);
     expect(stdout).toMatch(/completion <shell>/);
     expect(stdout).toMatch(

@@ -10,7 +10,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 try {
-  await buildProgram().parseAsync(process.argv);
+  await (await buildProgram()).parseAsync(process.argv);
 } catch (error) {
   process.exitCode = exitCodeOf(error, (text) => process.stderr.write(text));
 }

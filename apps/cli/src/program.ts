@@ -1,17 +1,69 @@
-// The `kfx` command tree. Each subcommand lives in its own module; this file only wires them:
-// adding a command group is one `addCommand` line.
+// The `kfx` command tree. Each command group lives in its own module and is loaded only when the
+// command line names it (or asks for shell completion, which needs them all): `kfx --help` and
+// `kfx uat run --help` then load commander and the one group, not the Kubernetes client and
+// every library behind the other groups. The help lists every group from this table, so a group's
+// name, term and description live here once.
 import { Command } from 'commander';
-import { completionCommand } from './cli-completion.js';
 import { EXIT_CODES_HELP, throwInsteadOfExiting } from './cli-exit.js';
-import { addGlobalOptions } from './cli-kube.js';
-import { exposeApiCommand } from './commands/expose-api.js';
-import { previewCommand } from './commands/preview.js';
-import { uatCommand } from './commands/uat.js';
-import { webhookCommand } from './commands/webhook-manifests.js';
-import { demoCommand } from './demo/demo.js';
+import { addGlobalOptions } from './cli-options.js';
 import { VERSION } from './version.js';
 
-export function buildProgram(): Command {
+interface CommandGroup {
+  name: string;
+  /** How the group reads in the root help's command list. */
+  term: string;
+  description: string;
+  load(): Promise<Command>;
+}
+
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  {
+    name: 'uat',
+    term: 'uat <command>',
+    description: 'Run acceptance-test suites inside the cluster from CI.',
+    load: async () => (await import('./commands/uat.js')).uatCommand(),
+  },
+  {
+    name: 'expose-api',
+    term: 'expose-api <command>',
+    description:
+      'Expose the Kubernetes API to out-of-cluster compute (interLink plugins on Slurm/HPC) safely.',
+    load: async () => (await import('./commands/expose-api.js')).exposeApiCommand(),
+  },
+  {
+    name: 'webhook',
+    term: 'webhook <command>',
+    description: 'Install-time helpers for kfx-webhook.',
+    load: async () => (await import('./commands/webhook-manifests.js')).webhookCommand(),
+  },
+  {
+    name: 'preview',
+    term: 'preview [options] <file...>',
+    description: 'Show what kfx-webhook would change in Pods, workloads and claims, offline.',
+    load: async () => (await import('./commands/preview.js')).previewCommand(),
+  },
+  {
+    name: 'demo',
+    term: 'demo [options]',
+    description: 'Run the kfx demo on an embedded local control plane.',
+    load: async () => (await import('./demo/demo.js')).demoCommand(),
+  },
+  {
+    name: 'completion',
+    term: 'completion <shell>',
+    description: 'Print a shell completion script (bash or zsh).',
+    load: async () => (await import('./cli-completion.js')).completionCommand(),
+  },
+];
+
+/**
+ * The program for `argv`: every group the command line names is loaded, the others are listed
+ * by name and description only. `argv` defaults to this process's; `all` loads every group.
+ */
+export async function buildProgram(
+  argv: readonly string[] = process.argv,
+  all = false,
+): Promise<Command> {
   const program = addGlobalOptions(new Command('kfx'))
     .description('Make multi-tenant Kubeflow work in restricted environments.')
     .version(`kfx ${VERSION}`, '--version', 'print the version')
@@ -32,12 +84,18 @@ Global options (--kubeconfig, --context, -n, --log-level) go before or after the
 
 ${EXIT_CODES_HELP}`,
     );
-  program.addCommand(uatCommand());
-  program.addCommand(exposeApiCommand());
-  program.addCommand(webhookCommand());
-  program.addCommand(previewCommand());
-  program.addCommand(demoCommand());
-  program.addCommand(completionCommand());
+  // A word may also be an option's value (`-n uat`): loading a group too many costs only time.
+  const words = new Set(argv.slice(2));
+  const everything = all || words.has('completion');
+  const terms = new Map(COMMAND_GROUPS.map((g) => [g.name, g.term]));
+  program.configureHelp({
+    subcommandTerm: (command) => terms.get(command.name()) ?? command.name(),
+  });
+  for (const group of COMMAND_GROUPS) {
+    const command =
+      everything || words.has(group.name) ? await group.load() : new Command(group.name);
+    program.addCommand(command.description(group.description));
+  }
   throwInsteadOfExiting(program);
   return program;
 }

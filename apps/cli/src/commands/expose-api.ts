@@ -60,20 +60,16 @@ function subcommand(spec: CommandSpec): Command {
 }
 
 export function exposeApiCommand(): Command {
-  const group = new Command('expose-api')
-    .description(
-      'Expose the Kubernetes API to out-of-cluster compute (interLink plugins on Slurm/HPC) safely.',
-    )
-    .addHelpText(
-      'after',
-      `
+  const group = new Command('expose-api').addHelpText(
+    'after',
+    `
 The proxy forwards only /api, /apis, /version and /openapi, passes the caller's own token and
 never adds credentials of its own; kubeconfig mints short-lived, bound tokens.
 
 Examples:
 ${EXAMPLES.manifests ?? ''}
 ${EXAMPLES.kubeconfig ?? ''}`,
-    );
+  );
   for (const spec of EXPOSE_API_COMMANDS) group.addCommand(subcommand(spec));
   return group;
 }

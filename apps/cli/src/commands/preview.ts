@@ -126,7 +126,6 @@ function previewOne(
 
 export function previewCommand(): Command {
   return new Command('preview')
-    .description('Show what kfx-webhook would change in Pods, workloads and claims, offline.')
     .argument('<file...>', 'YAML or JSON manifests (several documents allowed; - for stdin)')
     .option(
       '--config <file>',

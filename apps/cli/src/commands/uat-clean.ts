@@ -2,18 +2,9 @@
 // killed outright, a CI machine that vanished) — runs past their deadline, or the one run named
 // with --run-id — and spares every run that may still be going on in another CI job.
 import { Command, Option } from 'commander';
-import {
-  cleanLeftovers,
-  formatDuration,
-  isRunId,
-  parseDuration,
-  RUN_DEFAULTS,
-  type LeftoverReport,
-} from '@kfx/uat-runner';
-import { CliError, EXIT } from '../cli-exit.js';
-import { cliLogger, globalOptions, kubeClient } from '../cli-kube.js';
+import { formatDuration, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 
-interface CleanFlags {
+export interface CleanFlags {
   profile?: string | undefined;
   runId?: string | undefined;
   runnerRole: string;
@@ -59,47 +50,7 @@ run that may still be alive is in them. Runs kept with --keep are removed only b
 
 Exit codes: 0 when nothing of a dead run is left (live runs spared), 2 otherwise.`,
     )
-    .action(clean);
-}
-
-async function clean(this: Command): Promise<void> {
-  const flags = this.opts<CleanFlags>();
-  const globals = globalOptions(this);
-  if (flags.profile !== undefined && globals.namespace !== undefined) {
-    throw new CliError('--profile and -n/--namespace exclude each other');
-  }
-  if (flags.runId !== undefined && !isRunId(flags.runId)) {
-    throw new CliError(`--run-id: "${flags.runId}" is not a valid run id`);
-  }
-  const timeoutMs = parseDuration(flags.timeout, '--timeout');
-  const profile = flags.profile ?? RUN_DEFAULTS.profile;
-  const where = globals.namespace === undefined ? { profile } : { namespace: globals.namespace };
-  const client = kubeClient(globals, cliLogger(globals));
-  try {
-    const report = await cleanLeftovers({
-      client,
-      ...where,
-      runId: flags.runId,
-      runnerRole: flags.runnerRole,
-      timeoutMs,
+    .action(async function (this: Command) {
+      await (await import('./uat-clean-action.js')).clean.call(this);
     });
-    process.stdout.write(
-      flags.output === 'json'
-        ? `${JSON.stringify(report)}\n`
-        : textReport(report, globals.namespace ?? `Profile ${profile}`),
-    );
-    process.exitCode = report.leftovers.length > 0 ? EXIT.error : EXIT.ok;
-  } finally {
-    client.close();
-  }
-}
-
-function textReport(report: LeftoverReport, where: string): string {
-  const lines = [
-    ...report.deleted.map((text) => `Deleted ${text}`),
-    ...report.spared.map((text) => `Spared ${text}`),
-    ...report.leftovers.map((text) => `Could not delete ${text}`),
-  ];
-  if (lines.length === 0) lines.push(`Nothing of a kfx uat run in ${where}.`);
-  return `${lines.join('\n')}\n`;
 }

@@ -2,17 +2,9 @@
 // `kubectl apply -f -`: for Profile runs, rights on the one UAT Profile and namespace plus an
 // admission policy; for runs in an existing namespace (-n), a Role there and nothing else.
 import { Command } from 'commander';
-import {
-  DEFAULT_RBAC_NAME,
-  parseServiceAccount,
-  rbacYaml,
-  RUN_DEFAULTS,
-  type RbacSubject,
-} from '@kfx/uat-runner';
-import { CliError } from '../cli-exit.js';
-import { globalOptions } from '../cli-kube.js';
+import { DEFAULT_RBAC_NAME, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 
-interface RbacFlags {
+export interface RbacFlags {
   name: string;
   profile?: string;
   owner: string;
@@ -61,27 +53,7 @@ applies to all its requests.
 With -n NAMESPACE (for \`kfx uat run -n NAMESPACE\`): a Role and RoleBinding in that namespace,
 nothing cluster-wide.`,
     )
-    .action(function (this: Command) {
-      const flags = this.opts<RbacFlags>();
-      const { namespace } = globalOptions(this);
-      process.stdout.write(
-        rbacYaml({
-          name: flags.name,
-          subject: subject(flags),
-          profile: flags.profile,
-          owner: flags.owner,
-          namespace,
-          editorClusterRole: flags.editorClusterRole,
-        }),
-      );
+    .action(async function (this: Command) {
+      (await import('./uat-rbac-action.js')).printRbac.call(this);
     });
-}
-
-function subject(flags: RbacFlags): RbacSubject | undefined {
-  const given = [flags.serviceAccount, flags.user, flags.group].filter((x) => x !== undefined);
-  if (given.length > 1) throw new CliError('give one of --service-account, --user and --group');
-  if (flags.serviceAccount !== undefined) return parseServiceAccount(flags.serviceAccount);
-  if (flags.user !== undefined) return { kind: 'User', name: flags.user };
-  if (flags.group !== undefined) return { kind: 'Group', name: flags.group };
-  return undefined;
 }

@@ -14,7 +14,7 @@ import {
   type UatRunOptions,
 } from '@kfx/uat-runner';
 import { CliError } from '../cli-exit.js';
-import type { GlobalOptions } from '../cli-kube.js';
+import type { GlobalOptions } from '../cli-options.js';
 import type { OutputFormat } from '../cli-render.js';
 
 export interface RunFlags {

@@ -1,14 +1,9 @@
-// `kfx uat run`: the command CI calls. Flags are checked first, then the run is handed to
-// @kfx/uat-runner with a renderer for the chosen output and Ctrl-C/SIGTERM wired to clean-up.
-// Whatever stays behind (clean-up cut short by a second signal, or objects that would not go)
-// is named on stderr with the `kfx uat clean` command that removes it.
+// `kfx uat run`: the command CI calls. Its flags and help are defined here; what it does is in
+// uat-run-action.ts, loaded only when it runs, so `kfx uat run --help` stays quick.
 import { Command, Option } from 'commander';
-import { formatDuration, RUN_DEFAULTS, runUat } from '@kfx/uat-runner';
+import { formatDuration, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 import { EXIT_CODES_HELP } from '../cli-exit.js';
-import { cliLogger, globalOptions, kubeClient, type GlobalOptions } from '../cli-kube.js';
-import { createRenderer, OUTPUT_FORMATS, stdoutOutput } from '../cli-render.js';
-import { abortOnSignals } from '../cli-signals.js';
-import { runInputFrom, type RunFlags, type RunInput } from './uat-run-input.js';
+import { OUTPUT_FORMATS } from '../cli-render.js';
 
 const d = formatDuration;
 
@@ -128,68 +123,11 @@ names what it leaves and the \`kfx uat clean\` command that removes it.
 
 ${EXIT_CODES_HELP}`,
     )
-    .action(run);
+    .action(async function (this: Command) {
+      await (await import('./uat-run-action.js')).run.call(this);
+    });
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
-
-async function run(this: Command): Promise<void> {
-  const flags = this.opts<RunFlags>();
-  const globals = globalOptions(this);
-  const input = runInputFrom(flags, globals, process.env);
-  const logger = cliLogger(globals);
-  const client = kubeClient(globals, logger);
-  const renderer = createRenderer(flags.output, stdoutOutput(), process.env);
-  const clean = cleanCommand(input, globals);
-  let outstanding: string[] = [];
-  const signals = abortOnSignals((text) => process.stderr.write(text), {
-    leftBehind: () =>
-      outstanding.length === 0
-        ? undefined
-        : `kfx: left behind: ${outstanding.join(', ')}\nkfx: to remove it: ${clean}\n`,
-  });
-  try {
-    const result = await runUat({
-      ...input,
-      client,
-      logger,
-      signal: signals.signal,
-      onOutstanding: (objects) => {
-        outstanding = objects;
-      },
-      reporter: (event) => {
-        renderer.event(event);
-      },
-    });
-    // 130 after Ctrl-C, 143 after SIGTERM (summary.json says 130 for any interruption).
-    if (result.outcome === 'interrupted') result.exitCode = signals.exitCode();
-    renderer.result(result);
-    if (result.cleanup.leftovers.length > 0) {
-      process.stderr.write(`kfx: to remove what is left once it can go: ${clean}\n`);
-    }
-    process.exitCode = result.exitCode;
-  } finally {
-    renderer.close();
-    signals.dispose();
-    client.close();
-  }
-}
-
-/** The `kfx uat clean` command line that removes this run's objects. */
-function cleanCommand(input: RunInput, globals: GlobalOptions): string {
-  const words = ['kfx', 'uat', 'clean'];
-  if (globals.kubeconfig !== undefined) words.push('--kubeconfig', globals.kubeconfig);
-  if (globals.context !== undefined) words.push('--context', globals.context);
-  if (input.namespace !== undefined) words.push('-n', input.namespace);
-  else words.push('--profile', input.profile ?? RUN_DEFAULTS.profile);
-  if (input.runnerRole !== undefined && input.runnerRole !== RUN_DEFAULTS.runnerRole) {
-    words.push('--runner-role', input.runnerRole);
-  }
-  words.push('--run-id', input.runId);
-  return words.map(shellWord).join(' ');
-}
-
-const shellWord = (word: string): string =>
-  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;

@@ -6,7 +6,6 @@ import { uatRunCommand } from './uat-run.js';
 
 export function uatCommand(): Command {
   return new Command('uat')
-    .description('Run acceptance-test suites inside the cluster from CI.')
     .addCommand(uatRunCommand())
     .addCommand(uatRbacCommand())
     .addCommand(uatCleanCommand())

@@ -13,7 +13,7 @@ import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { CliError } from '../cli-exit.js';
-import { globalOptions } from '../cli-kube.js';
+import { globalOptions } from '../cli-options.js';
 
 interface ManifestFlags {
   name: string;
@@ -136,13 +136,10 @@ Examples:
         throw new CliError((error as Error).message);
       }
     });
-  return new Command('webhook')
-    .description('Install-time helpers for kfx-webhook.')
-    .addCommand(manifests)
-    .addHelpText(
-      'after',
-      `
+  return new Command('webhook').addCommand(manifests).addHelpText(
+    'after',
+    `
 Examples:
   $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving | kubectl apply -f -`,
-    );
+  );
 }

@@ -298,7 +298,6 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('Run the kfx demo on an embedded local control plane.')
     .option(
       '--keep',
       'leave everything running and print the kubeconfig path to explore with kubectl',
