@@ -11,7 +11,8 @@ import {
   type HandlerFailureReason,
 } from './handler-call.js';
 import { objectRef } from './object-ref.js';
-import { diffObjects, verifyPatch } from './patch.js';
+import { diffJson } from './json-diff.js';
+import { patchText, verifyPatch } from './patch.js';
 import type { Webhook } from './webhook.js';
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
@@ -29,6 +30,8 @@ export interface Decision {
 export interface AdmitOptions {
   log: Logger;
   handlerTimeoutMs: number;
+  /** Apply the patch to `request.object` and compare with the handler's object. */
+  checkPatch: boolean;
   /** Awaited between the steps of a large review, so that other requests get their turn. */
   pause?: (() => Promise<void>) | undefined;
 }
@@ -66,8 +69,8 @@ function fail(webhook: Webhook, request: AdmissionRequest<object>, error: unknow
 
 /**
  * Asks `webhook` about `request`. `copy` is an independent deep copy of it: the handler may change
- * it freely. When a patch is made, `request.object` ends up patched (the check that the patch
- * applies is done on it, saving a copy). Never throws.
+ * it freely. When a patch is made and checked, `request.object` ends up patched (the check that
+ * the patch applies is done on it, saving a copy). Never throws.
  */
 export async function admit(
   webhook: Webhook,
@@ -104,8 +107,8 @@ export async function admit(
     try {
       const mutated = result.object ?? copy.object;
       if (options.pause) await options.pause();
-      operations = diffObjects(request.object, mutated);
-      if (operations.length > 0) {
+      operations = diffJson(request.object, mutated);
+      if (operations.length > 0 && options.checkPatch) {
         if (options.pause) await options.pause();
         // The check is done on the parsed original, which ends up patched (saves a copy).
         verifyPatch(request.object, operations, mutated);
@@ -121,7 +124,12 @@ export async function admit(
       };
     }
     if (options.pause) await options.pause();
-    const text = JSON.stringify(operations);
+    let text: string;
+    try {
+      text = patchText(operations);
+    } catch (error) {
+      throw new HandlerFailure('invalid-patch', messageOf(error));
+    }
     const response: AdmissionResponse = {
       uid,
       allowed: true,

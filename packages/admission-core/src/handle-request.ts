@@ -19,6 +19,7 @@ export interface RequestHandlerOptions {
   jsonLimits: JsonLimits;
   inFlight: InFlight;
   handlerTimeoutMs: number;
+  checkPatches: boolean;
   /** Not ready while starting, while shutting down, or while a webhook says so. */
   readiness(): { ok: boolean; reasons: string[] };
   draining(): boolean;
@@ -35,7 +36,7 @@ const BODY_READ = new Set([
 ]);
 
 export function createRequestHandler(options: RequestHandlerOptions) {
-  const { metrics, log, limits, jsonLimits, inFlight, handlerTimeoutMs } = options;
+  const { metrics, log, limits, jsonLimits, inFlight, handlerTimeoutMs, checkPatches } = options;
   const routes = new Map(options.webhooks.map((w) => [w.path, w]));
   const served = [...routes.keys()].join(', ');
 
@@ -85,6 +86,7 @@ export function createRequestHandler(options: RequestHandlerOptions) {
         {
           logger: log,
           handlerTimeoutMs,
+          checkPatch: checkPatches,
           maxJsonDepth: jsonLimits.maxDepth,
           maxJsonValues: jsonLimits.maxValues,
         },

@@ -3,6 +3,8 @@
 
 /** Escapes one reference token: `~` → `~0`, then `/` → `~1` (in that order, per RFC 6901). */
 export function escapePointerToken(token: string): string {
+  // Most keys need nothing: no new string for them (this runs for every patch operation).
+  if (!token.includes('~') && !token.includes('/')) return token;
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 

@@ -27,8 +27,21 @@ export function cloneJson<T>(value: T): T {
   return copy as T;
 }
 
-function dropped(value: unknown): boolean {
+/** Values JSON.stringify leaves out of an object (and writes as null in an array). */
+export function dropped(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/** What JSON.stringify writes in place of `value` (toJSON() honoured). */
+export function jsonOf(value: unknown): unknown {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
+    return (value as { toJSON(): unknown }).toJSON();
+  }
+  return value;
 }
 
 /**
@@ -36,14 +49,7 @@ function dropped(value: unknown): boolean {
  * tree): undefined properties count as absent and toJSON() is honoured, as in JSON.stringify.
  */
 export function sameJson(json: unknown, value: unknown): boolean {
-  let v = value;
-  if (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as { toJSON?: unknown }).toJSON === 'function'
-  ) {
-    v = (v as { toJSON(): unknown }).toJSON();
-  }
+  const v = jsonOf(value);
   if (json === v) {
     // The same BigInt or NaN on both sides is still not something JSON can carry.
     return typeof v !== 'bigint' && !(typeof v === 'number' && !Number.isFinite(v));
@@ -54,7 +60,9 @@ export function sameJson(json: unknown, value: unknown): boolean {
   if (Array.isArray(json)) {
     if (!Array.isArray(v) || v.length !== json.length) return false;
     for (let index = 0; index < json.length; index += 1) {
-      if (!sameJson(json[index], v[index])) return false;
+      const item: unknown = v[index];
+      // JSON.stringify writes what it leaves out of an object as null in an array.
+      if (!sameJson(json[index], dropped(item) ? null : item)) return false;
     }
     return true;
   }

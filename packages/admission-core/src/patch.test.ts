@@ -78,6 +78,34 @@ describe('buildPatch', () => {
     expect(() => buildPatch({ a: 1 }, cyclic)).toThrow(/not JSON/);
   });
 
+  it('refuses NaN, Infinity and a BigInt inside an added value, naming where', () => {
+    const added = (value: unknown) => () =>
+      buildPatch({ metadata: {} }, { metadata: { annotations: { a: { b: [1, value] } } } });
+    expect(added(Number.NaN)).toThrow('not JSON: NaN at /metadata/annotations/a/b/1');
+    expect(added(Infinity)).toThrow('not JSON: Infinity at /metadata/annotations');
+    expect(added(2n)).toThrow('not JSON: a BigInt at /metadata/annotations');
+    expect(() => buildPatch({ a: 1 }, { a: Number.NaN })).toThrow('not JSON: NaN at /a');
+  });
+
+  it('reads the returned object as JSON.stringify does: toJSON, dropped values, nulls in arrays', () => {
+    const original = { at: '2026-11-21T00:00:00.000Z', list: [1, null], gone: 'x' };
+    const mutated = {
+      at: new Date('2026-11-21T00:00:00Z'), // the same string once serialised
+      list: [1, undefined, () => 1], // both written as null
+      gone: undefined,
+      extra: { toJSON: () => 'from toJSON' },
+    };
+    const operations = buildPatch(original, mutated);
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        { op: 'remove', path: '/gone' },
+        { op: 'add', path: '/list/2', value: null },
+        { op: 'add', path: '/extra', value: 'from toJSON' },
+      ]),
+    );
+    expect(operations).toHaveLength(3);
+  });
+
   it('refuses a patch that would write __proto__, which JavaScript cannot apply faithfully', () => {
     const mutated = JSON.parse('{"data":{"__proto__":"x"}}') as object;
     expect(() => buildPatch({ data: {} }, mutated)).toThrow(/does not apply.*__proto__/);

@@ -1,29 +1,65 @@
 // Builds the RFC 6902 JSON Patch a mutating webhook answers with, from the object the apiserver
-// sent and the object the handler returned, and proves that the patch turns one into the other
-// before it leaves the process (the apiserver rejects a patch that does not apply).
-import jsonPatch, { type Operation } from 'fast-json-patch';
-import { cloneJson, sameJson } from './json-values.js';
+// sent and the object the handler returned, and checks that the patch turns one into the other
+// before it leaves the process (the apiserver rejects a patch that does not apply). The check
+// costs what the patch touches, not what the object holds.
+import { diffJson, InvalidPatchError, type PatchOperation } from './json-diff.js';
+import { cloneJson, jsonOf, sameJson } from './json-values.js';
 
-export type { Operation as PatchOperation } from 'fast-json-patch';
+export { InvalidPatchError, type PatchOperation } from './json-diff.js';
 
-export class InvalidPatchError extends Error {
-  override readonly name = 'InvalidPatchError';
+type Json = Record<string, unknown>;
+
+/** `/a/b~1c/0` → `['a', 'b/c', '0']`. */
+function tokensOf(pointer: string): string[] {
+  if (pointer === '') return [];
+  const tokens = pointer.slice(1).split('/');
+  if (!pointer.includes('~')) return tokens;
+  return tokens.map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-/** The operations from `original` to `mutated`, unchecked. */
-export function diffObjects(original: object, mutated: unknown): Operation[] {
-  if (typeof mutated !== 'object' || mutated === null || Array.isArray(mutated)) {
-    throw new InvalidPatchError('the returned object is not a JSON object');
+function doesNotApply(operation: PatchOperation, problem: string): InvalidPatchError {
+  return new InvalidPatchError(
+    `the computed patch does not apply to the original: ${operation.op} ${operation.path}: ${problem}`,
+  );
+}
+
+/** The index a token names in an array of `length` (`length` itself: the end), or NaN. */
+function arrayIndex(token: string, length: number): number {
+  const index = Number(token);
+  // Number() also reads '', ' 1', '1e0', '0x1' and '01'; a pointer's index is digits alone.
+  return Number.isInteger(index) && index <= length && String(index) === token ? index : Number.NaN;
+}
+
+/** Applies one add, replace or remove to `document` in place, as the apiserver would. */
+function applyOperation(document: object, operation: PatchOperation): void {
+  const tokens = tokensOf(operation.path);
+  const last = tokens.pop();
+  if (last === undefined) throw doesNotApply(operation, 'the whole object');
+  let parent: unknown = document;
+  for (const token of tokens) {
+    parent = typeof parent === 'object' && parent !== null ? (parent as Json)[token] : undefined;
+    if (typeof parent !== 'object' || parent === null || token === '__proto__') {
+      throw doesNotApply(operation, `no object or array at ${token}`);
+    }
   }
-  try {
-    // compare() copies every value it puts in an operation through JSON, so a value JSON cannot
-    // hold (a BigInt, a cycle) throws here rather than in the apiserver.
-    return jsonPatch.compare(original, mutated);
-  } catch (error) {
-    throw new InvalidPatchError(`the returned object is not JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
+  if (last === '__proto__') throw doesNotApply(operation, 'writes __proto__');
+  if (Array.isArray(parent)) {
+    const index = arrayIndex(last, parent.length);
+    const present = index < parent.length;
+    if (Number.isNaN(index) || (operation.op !== 'add' && !present)) {
+      throw doesNotApply(operation, `no index ${last} in an array of ${parent.length}`);
+    }
+    if (operation.op === 'add') parent.splice(index, 0, operation.value);
+    else if (operation.op === 'replace') parent[index] = operation.value;
+    else parent.splice(index, 1);
+    return;
   }
+  const object = parent as Json;
+  if (operation.op !== 'add' && !Object.hasOwn(object, last)) {
+    throw doesNotApply(operation, `no key ${JSON.stringify(last)}`);
+  }
+  if (operation.op === 'remove') Reflect.deleteProperty(object, last);
+  else object[last] = operation.value;
 }
 
 /**
@@ -32,7 +68,7 @@ export function diffObjects(original: object, mutated: unknown): Operation[] {
  * of the paths: each parent looks its own ancestors up in a set, instead of being compared with
  * every other parent (a Pod with 20,000 containers made that take seconds).
  */
-function touchedContainers(operations: readonly Operation[]): string[] {
+function touchedContainers(operations: readonly PatchOperation[]): string[] {
   const parents = new Set<string>();
   for (const { path } of operations) parents.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
   if (parents.has('')) return [''];
@@ -50,26 +86,29 @@ function touchedContainers(operations: readonly Operation[]): string[] {
   return kept;
 }
 
-/**
- * Applies `operations` to `target` in place and checks the result against `mutated`. compare()
- * found everything outside the containers the operations touch equal, so only those are read
- * again: a value that is not plain JSON (a BigInt, a class instance without toJSON) changes in
- * the copy compare() makes, and the check catches it there.
- */
-export function verifyPatch(target: object, operations: Operation[], mutated: unknown): void {
-  let applied: unknown;
-  try {
-    applied = jsonPatch.applyPatch(target, operations, false, true).newDocument;
-  } catch (error) {
-    throw new InvalidPatchError(
-      `the computed patch does not apply to the original: ${(error as Error).message}`,
-      { cause: error },
-    );
+/** The value at `pointer`, read as JSON.stringify would read it (toJSON() honoured). */
+function valueAt(document: unknown, pointer: string): unknown {
+  let value = jsonOf(document);
+  for (const token of tokensOf(pointer)) {
+    value =
+      typeof value === 'object' && value !== null ? jsonOf((value as Json)[token]) : undefined;
   }
+  return value;
+}
+
+/**
+ * Applies `operations` to `target` in place and checks the result against `mutated`. The diff
+ * found everything outside the containers the operations touch equal, so only those are read
+ * again: what the patch writes is checked, at the cost of what it writes.
+ */
+export function verifyPatch(
+  target: object,
+  operations: readonly PatchOperation[],
+  mutated: unknown,
+): void {
+  for (const operation of operations) applyOperation(target, operation);
   for (const pointer of touchedContainers(operations)) {
-    const at = (document: unknown) =>
-      pointer === '' ? document : (jsonPatch.getValueByPointer(document, pointer) as unknown);
-    if (!sameJson(at(applied), at(mutated))) {
+    if (!sameJson(valueAt(target, pointer), valueAt(mutated, pointer))) {
       throw new InvalidPatchError(
         `the computed patch does not reproduce the returned object at ${pointer || '/'} (are all its values plain JSON?)`,
       );
@@ -77,21 +116,35 @@ export function verifyPatch(target: object, operations: Operation[], mutated: un
   }
 }
 
+/** The JSON text of the operations. */
+export function patchText(operations: readonly PatchOperation[]): string {
+  try {
+    return JSON.stringify(operations);
+  } catch (error) {
+    // A toJSON() that throws, or one that answers differently the second time.
+    throw new InvalidPatchError(`the returned object is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
 /**
  * The operations that turn `original` (plain JSON, as parsed from the request) into `mutated`;
  * `[]` when nothing changed. `mutated` is read the way JSON.stringify reads it: an `undefined`
- * property is absent. Throws InvalidPatchError when no correct patch can be made.
+ * property is absent. Throws InvalidPatchError when no correct patch can be made. The result is
+ * plain JSON of its own (no value is shared with `mutated`).
  *
  * The diff is index-based for arrays: append to arrays, never insert in front, or every element
  * after the insertion point becomes a `replace`.
  */
-export function buildPatch(original: object, mutated: unknown): Operation[] {
-  const operations = diffObjects(original, mutated);
-  if (operations.length > 0) verifyPatch(cloneJson(original), operations, mutated);
-  return operations;
+export function buildPatch(original: object, mutated: unknown): PatchOperation[] {
+  const operations = diffJson(original, mutated);
+  if (operations.length === 0) return operations;
+  verifyPatch(cloneJson(original), operations, mutated);
+  return JSON.parse(patchText(operations)) as PatchOperation[];
 }
 
 /** The `response.patch` field: base64 of the JSON text of the operations. */
-export function encodePatch(operations: readonly Operation[]): string {
+export function encodePatch(operations: readonly PatchOperation[]): string {
   return Buffer.from(JSON.stringify(operations)).toString('base64');
 }

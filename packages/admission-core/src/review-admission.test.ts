@@ -73,6 +73,35 @@ describe('mutating webhooks', () => {
     expect(JSON.stringify(patchOf(review))).not.toContain('scribbled-over');
   });
 
+  it('sends the same patch whether or not it is checked before sending', async () => {
+    const webhook = mutating((request) => {
+      for (const container of request.object.spec?.containers ?? []) {
+        (container.env ??= []).push({ name: 'NO_PROXY', value: '.svc' });
+      }
+      request.object.metadata = {
+        ...request.object.metadata,
+        annotations: { ...request.object.metadata?.annotations, 'kfx.dev/seen': 'true' },
+      };
+      return { allowed: true };
+    });
+    const checked = await reviewAdmission(webhook, body());
+    const unchecked = await reviewAdmission(webhook, body(), { checkPatch: false });
+    expect(checked.decision.patchOperations).toBe(4);
+    expect(unchecked.review).toEqual(checked.review);
+  });
+
+  it('refuses a value JSON cannot carry even when the patch is not checked', async () => {
+    const webhook = mutating((request) => {
+      Object.assign(request.object, { size: Number.NaN });
+      return { allowed: true };
+    }, 'deny');
+    const { decision } = await reviewAdmission(webhook, body(), { checkPatch: false });
+    expect(decision.failure).toEqual({
+      reason: 'invalid-patch',
+      message: 'the returned object is not JSON: NaN at /size',
+    });
+  });
+
   it('sends no patch at all when nothing changed', async () => {
     const { review, decision } = await reviewAdmission(
       mutating(() => ({ allowed: true })),

@@ -22,12 +22,18 @@ export interface ReviewOptions {
   maxJsonDepth?: number;
   /** Most JSON values in the review. Default 200,000. */
   maxJsonValues?: number;
+  /**
+   * Apply the patch to the object the apiserver sent and compare the result with the handler's
+   * object before answering (a mismatch fails the handler: `invalid-patch`). Default true.
+   */
+  checkPatch?: boolean;
 }
 
 export interface Review {
   /**
-   * The request as the apiserver sent it (the handler saw a copy), except that after a patch
-   * `request.object` has the patch applied: it is the object the apiserver will go on with.
+   * The request as the apiserver sent it (the handler saw a copy), except that after a checked
+   * patch (`checkPatch`) `request.object` has the patch applied: it is the object the apiserver
+   * will go on with.
    */
   request: AdmissionRequest;
   review: AdmissionReviewResponse;
@@ -92,6 +98,7 @@ async function review(
   const decision = await admit(webhook, request, copy, {
     log: options.logger ?? (silent ??= pino({ level: 'silent' })),
     handlerTimeoutMs: options.handlerTimeoutMs ?? 3000,
+    checkPatch: options.checkPatch ?? true,
     pause,
   });
   return { request, review: toReviewResponse(decision), decision };

@@ -59,6 +59,14 @@ export interface AdmissionServerOptions {
    * changed, for rotations that no folder event reports. Default 2000 ms.
    */
   tlsPollIntervalMs?: number;
+  /**
+   * Apply each patch to the object the apiserver sent and compare the result with the handler's
+   * object before answering; a patch that does not reproduce it fails the handler
+   * (`invalid-patch`). Costs about what the patch touches. Default false: the patch comes from a
+   * diff tested against an independent JSON Patch implementation; turn it on while writing a
+   * handler or chasing a bug. `reviewAdmission()` checks by default.
+   */
+  checkPatches?: boolean;
 }
 
 export type ResolvedOptions = Required<
@@ -97,6 +105,7 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     handlerTimeoutMs: 3_000,
     shutdownTimeoutMs: 20_000,
     tlsPollIntervalMs: 2_000,
+    checkPatches: false,
     ...options,
   };
   const { webhooks, tls } = resolved;
@@ -151,5 +160,10 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkNumber('handlerTimeoutMs', resolved.handlerTimeoutMs, 1);
   checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkNumber('tlsPollIntervalMs', resolved.tlsPollIntervalMs, 1);
+  if (typeof resolved.checkPatches !== 'boolean') {
+    throw new TypeError(
+      `createAdmissionServer: checkPatches must be true or false, got ${String(resolved.checkPatches)}`,
+    );
+  }
   return resolved;
 }

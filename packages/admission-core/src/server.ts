@@ -54,6 +54,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
       maxBytes: config.maxInFlightBytes,
     }),
     handlerTimeoutMs: config.handlerTimeoutMs,
+    checkPatches: config.checkPatches,
     readiness,
     draining: () => drain?.draining ?? false,
   });
