@@ -71,8 +71,8 @@ function seconds(since) {
   return `${((Date.now() - since) / 1000).toFixed(1)}s`;
 }
 
-// Debian packages for the real node (containers that really run, a real forward proxy) and for
-// the container images. Installed where this runs as root with apt; elsewhere the tests that
+// Debian packages for the real node (containers that really run, a real forward proxy), for
+// the container images and for the zsh completion test. Installed where this runs as root with apt; elsewhere the tests that
 // need them say why they are skipped. The list matches @kfx/testenv's NODE_PACKAGES.
 const DEBIAN_PACKAGES = [
   'containerd',
@@ -85,6 +85,8 @@ const DEBIAN_PACKAGES = [
   'iproute2',
   'podman',
   'buildah',
+  // The completion test runs the zsh script in zsh.
+  'zsh',
 ];
 
 function missingDebianPackages() {

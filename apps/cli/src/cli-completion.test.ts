@@ -88,7 +88,8 @@ describe('kfx completion zsh', () => {
     expect(zsh).toContain('complete -F _kfx_completion kfx');
   });
 
-  it.skipIf(!hasZsh)('finds the same commands and choices when zsh runs it', () => {
+  const zshTitle = `finds the same commands and choices when zsh runs it${hasZsh ? '' : ' (skipped: zsh is not installed)'}`;
+  it.skipIf(!hasZsh)(zshTitle, () => {
     expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
     expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
     expect(completeInZsh(['kfx', 'uat', 'run', '--output', ''])).toEqual(['json', 'text']);
