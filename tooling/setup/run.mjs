@@ -131,23 +131,41 @@ installDebianPackages();
 // `npm exec` fetches pnpm once into npm's cache and reuses it after.
 const pnpm = ['exec', '--yes', `--package=${pnpmSpec}`, '--', 'pnpm'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-// Let pnpm (not npm's script environment) decide which Node runs the scripts.
-const clean = { npm_config_user_agent: '', COREPACK_ENABLE_STRICT: '0' };
+// Let pnpm (not npm's script environment) decide which Node runs the scripts. No telemetry
+// notice from turbo: a first run prints progress and results only.
+const clean = {
+  npm_config_user_agent: '',
+  COREPACK_ENABLE_STRICT: '0',
+  TURBO_TELEMETRY_DISABLED: '1',
+};
+// The install runs on this machine's Node, before Node 24 is there: judge the packages' engines
+// by the Node they will run on, not by this one.
+const node24 = pkg.devDependencies?.node ?? '24.0.0';
 
 step(`Installing dependencies with ${pnpmSpec} (Node 24 comes with them)`);
-let took = run(npm, [...pnpm, 'install', '--frozen-lockfile', '--reporter=append-only'], clean);
+let took = run(
+  npm,
+  [
+    ...pnpm,
+    'install',
+    '--frozen-lockfile',
+    '--reporter=append-only',
+    `--config.node-version=${node24}`,
+  ],
+  clean,
+);
 console.log(`✓ dependencies ready in ${took}`);
 
 // From here on pnpm itself runs on the Node 24 that the install brought.
 const bin = join(root, 'node_modules', '.bin');
-const node24 = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
-if (!node24?.startsWith('v24.')) {
+const installed = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
+if (!installed?.startsWith('v24.')) {
   console.error(
-    `✗ expected Node 24 in node_modules/.bin after install, found ${node24 ?? 'nothing'}`,
+    `✗ expected Node 24 in node_modules/.bin after install, found ${installed ?? 'nothing'}`,
   );
   process.exit(1);
 }
-step(`Running "${script}" on Node ${node24}`);
+step(`Running "${script}" on Node ${installed}`);
 const path = `${bin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}`;
 took = run(join(bin, 'pnpm'), ['run', script, ...extra], { ...clean, PATH: path });
 console.log(`✓ ${which} finished in ${took}`);
