@@ -47,6 +47,19 @@ const contenders: Contender[] = [
     running: await startServer('kfx-server.ts', env),
   },
   { name: 'proxy-injector', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
+  // BENCH_BASELINE: another build of the injector (e.g. a copy of an earlier dist/index.js).
+  ...(process.env.BENCH_BASELINE
+    ? [
+        {
+          name: '  baseline build',
+          path: PATH,
+          running: await startServer(own('webhook-server.ts'), {
+            ...env,
+            INJECTOR_MODULE: new URL(process.env.BENCH_BASELINE, `file://${process.cwd()}/`).href,
+          }),
+        },
+      ]
+    : []),
   {
     name: '  + Java, Node',
     path: PATH,
@@ -84,11 +97,14 @@ try {
   console.log(HEADER);
   const summary: string[] = [];
   for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
-    const [floor, noop, reference, injector, extras] = await compare(contenders, protocol, {
+    const results = await compare(contenders, protocol, {
       ...options,
       body,
       ca: certs.caCert,
     });
+    const [floor, noop, reference, injector] = results;
+    const baseline = process.env.BENCH_BASELINE ? results[4] : undefined;
+    const extras = results.at(-1);
     if (!floor || !noop || !reference || !injector || !extras) continue;
     const ratio = (m: typeof floor) => roundRatio(m, floor).toFixed(2);
     summary.push(
@@ -96,6 +112,9 @@ try {
         `(no-op webhook ${ratio(noop)}×, reference proxy handler ${ratio(reference)}×, ` +
         `with Java and Node extras ${ratio(extras)}×); ` +
         `proxy-injector/no-op webhook ${roundRatio(injector, noop).toFixed(2)}×; ` +
+        (baseline
+          ? `proxy-injector/baseline build ${roundRatio(injector, baseline).toFixed(2)}×; `
+          : '') +
         `p99 at ${options.rate} req/s ${percentile(injector.open.latenciesMs, 99).toFixed(2)} ms`,
     );
   }

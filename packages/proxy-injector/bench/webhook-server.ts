@@ -1,8 +1,13 @@
 // Benchmark process: an admission server with, as WEBHOOK says, the proxy injector or a no-op
 // mutating webhook on the same path, logging at info to /dev/null as in production. Prints its
-// port as JSON for admission-core's bench launcher.
-import { createProxyInjector, parseProxyInjectorConfig } from '@kfx/proxy-injector';
+// port as JSON for admission-core's bench launcher. INJECTOR_MODULE loads another build of the
+// injector (an earlier dist/index.js), to compare two versions side by side.
+import type * as Injector from '@kfx/proxy-injector';
 import { benchLogger, noopWebhook, serveForBench } from '../../admission-core/bench/serve.ts';
+
+const { createProxyInjector, parseProxyInjectorConfig } = (await import(
+  process.env.INJECTOR_MODULE ?? '@kfx/proxy-injector'
+)) as typeof Injector;
 
 const path = '/mutate/proxy-injector';
 await serveForBench([

@@ -26,6 +26,17 @@ export function isIpAddress(text: string): boolean {
   return isIP(text) !== 0;
 }
 
+/** An address as a number (IPv4: 32 bits, IPv6: 128 bits). */
+export function addressToBigInt(address: string, family: 4 | 6): bigint {
+  return family === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address.toLowerCase());
+}
+
+/** The text form of an address number: dotted quad, or RFC 5952 for IPv6. */
+export function formatAddress(value: bigint, family: 4 | 6): string {
+  if (family === 6) return formatIpv6(value);
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+}
+
 function ipv4ToBigInt(address: string): bigint {
   return address.split('.').reduce((value, octet) => (value << 8n) | BigInt(octet), 0n);
 }
@@ -76,11 +87,9 @@ function formatIpv6(value: bigint): string {
  */
 export function firstHostAddress(cidr: Cidr): string {
   const bits = cidr.family === 4 ? 32 : 128;
-  const value =
-    cidr.family === 4 ? ipv4ToBigInt(cidr.address) : ipv6ToBigInt(cidr.address.toLowerCase());
+  const value = addressToBigInt(cidr.address, cidr.family);
   const hostBits = BigInt(bits - cidr.prefix);
   const network = (value >> hostBits) << hostBits;
   const first = cidr.prefix >= bits ? network : network + 1n;
-  if (cidr.family === 6) return formatIpv6(first);
-  return [24n, 16n, 8n, 0n].map((shift) => String((first >> shift) & 0xffn)).join('.');
+  return formatAddress(first, cidr.family);
 }

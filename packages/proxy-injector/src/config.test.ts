@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_EXCLUDED_CONTAINERS,
+  DEFAULT_KUBEFLOW_NAMESPACES,
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,
 } from './config.js';
@@ -25,12 +26,18 @@ describe('proxyInjector configuration', () => {
       noProxy: [],
       fromEnvironment: false,
       clusterDomain: 'cluster.local',
-      serviceCidrs: ['10.96.0.0/12'],
-      podCidrs: ['10.244.0.0/16'],
+      kubeflowNamespaces: DEFAULT_KUBEFLOW_NAMESPACES,
+      discover: true,
+      maxNodes: 100,
+      readEnvFrom: true,
       excludeContainers: DEFAULT_EXCLUDED_CONTAINERS,
       nodeUseEnvProxy: false,
       javaToolOptions: false,
     });
+    // Unset ranges are discovered, or fall back to kubeadm's and flannel's (see settings).
+    expect(config.serviceCidrs).toBeUndefined();
+    expect(config.podCidrs).toBeUndefined();
+    expect(config.caBundle).toBeUndefined();
   });
 
   it('names the key path of every bad value', () => {

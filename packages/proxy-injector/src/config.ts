@@ -4,10 +4,36 @@ import { z } from 'zod';
 import { isIpAddress, parseCidr } from './addresses.js';
 import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 
-/** kubeadm's default service range; its first address is the `kubernetes` Service. */
+/**
+ * kubeadm's default service range; its first address is the `kubernetes` Service. Used only when
+ * `serviceCidrs` is not set and the cluster's ranges could not be discovered.
+ */
 export const DEFAULT_SERVICE_CIDRS: readonly string[] = ['10.96.0.0/12'];
-/** The pod range most CNI set-ups (flannel, kubeadm guides) use. */
+/** The pod range most CNI set-ups (flannel, kubeadm guides) use; same fallback rule. */
 export const DEFAULT_POD_CIDRS: readonly string[] = ['10.244.0.0/16'];
+/**
+ * The namespaces of a Kubeflow install whose Services other namespaces call by the short name
+ * `<service>.<namespace>` (which only the DNS search path completes, so `.svc` does not match
+ * it): `ml-pipeline.kubeflow`, `minio-service.kubeflow`, `metadata-grpc-service.kubeflow`,
+ * `katib-db-manager.kubeflow` from pipeline steps, notebooks and trials; `kubeflow-system`
+ * (Trainer, Spark operator); Istio's and Knative's gateways and activator; Dex (`auth`) and
+ * oauth2-proxy; cert-manager. Profile namespaces are named by whoever creates the Profiles and
+ * cannot be known here: add them to `noProxy` (`.team-a`).
+ */
+export const DEFAULT_KUBEFLOW_NAMESPACES: readonly string[] = [
+  'kubeflow',
+  'kubeflow-system',
+  'istio-system',
+  'knative-serving',
+  'knative-eventing',
+  'auth',
+  'oauth2-proxy',
+  'cert-manager',
+];
+/** Past this many nodes, node addresses and host names are left out of NO_PROXY. */
+export const DEFAULT_MAX_NODES = 100;
+/** Where the proxy CA bundle is mounted in each container. */
+export const DEFAULT_CA_BUNDLE_MOUNT_PATH = '/etc/kfx/proxy-ca';
 /** Service-mesh containers manage their own traffic; a proxy setting there only gets in the way. */
 export const DEFAULT_EXCLUDED_CONTAINERS: readonly string[] = [
   'istio-proxy',
@@ -20,6 +46,7 @@ export const DEFAULT_EXCLUDED_CONTAINERS: readonly string[] = [
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const ABSOLUTE_PATH = /^\/[^\0]*[^/]$/;
 const CLUSTER_DOMAIN = /^\.?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\.?$/i;
 
 function typed(expected: string) {
@@ -64,13 +91,49 @@ export const proxyInjectorConfigSchema = z
         .string({ error: typed('a DNS domain') })
         .regex(CLUSTER_DOMAIN, { error: 'expected a DNS domain such as cluster.local' })
         .default('cluster.local'),
+      // Unset: discovered from the cluster, else the kubeadm/flannel defaults above.
       serviceCidrs: list(cidr, 'CIDRs')
         .min(1, { error: 'expected at least one service CIDR' })
-        .default(() => [...DEFAULT_SERVICE_CIDRS]),
-      podCidrs: list(cidr, 'CIDRs').default(() => [...DEFAULT_POD_CIDRS]),
+        .optional(),
+      podCidrs: list(cidr, 'CIDRs').optional(),
       apiServerServiceIp: z
         .string({ error: typed('an IP address') })
         .refine(isIpAddress, { error: 'expected an IP address such as 10.96.0.1' })
+        .optional(),
+      kubeflowNamespaces: list(
+        z.string({ error: typed('a namespace name') }).regex(DNS_LABEL, {
+          error: 'expected a namespace name (a DNS label: lower-case letters, digits and -)',
+        }),
+        'namespace names',
+      ).default(() => [...DEFAULT_KUBEFLOW_NAMESPACES]),
+      discover: flag.default(true),
+      maxNodes: z
+        .number({ error: typed('a whole number') })
+        .int({ error: 'expected a whole number' })
+        .min(0, { error: 'expected 0 or more' })
+        .default(DEFAULT_MAX_NODES),
+      readEnvFrom: flag.default(true),
+      caBundle: z
+        .strictObject(
+          {
+            configMap: z
+              .string({ error: typed('a ConfigMap name') })
+              .regex(DNS_SUBDOMAIN, { error: 'expected a ConfigMap name (a DNS subdomain)' }),
+            key: z
+              .string({ error: typed('a ConfigMap key') })
+              .regex(/^[-._a-zA-Z0-9]+$/, {
+                error: 'expected a ConfigMap key (letters, digits, -, _ and .)',
+              })
+              .refine((key) => key !== '.' && key !== '..', { error: 'expected a file name' }),
+            mountPath: z
+              .string({ error: typed('an absolute path') })
+              .regex(ABSOLUTE_PATH, {
+                error: 'expected an absolute path without a trailing /, e.g. /etc/kfx/proxy-ca',
+              })
+              .default(DEFAULT_CA_BUNDLE_MOUNT_PATH),
+          },
+          { error: typed('a mapping (configMap, key, mountPath)') },
+        )
         .optional(),
       excludeContainers: list(
         z.string({ error: typed('a container name') }).regex(DNS_LABEL, {

@@ -1,6 +1,28 @@
-export { firstHostAddress, isIpAddress, parseCidr, type Cidr } from './addresses.js';
 export {
+  addressToBigInt,
+  firstHostAddress,
+  formatAddress,
+  isIpAddress,
+  parseCidr,
+  type Cidr,
+} from './addresses.js';
+export {
+  CA_ADDITIVE_VARIABLE,
+  CA_BUNDLE_VOLUME,
+  CA_REPLACING_VARIABLES,
+  caBundleStateOf,
+  countCertificates,
+  planCaBundle,
+  type CaBundleConfig,
+  type CaBundleState,
+  type CaPlan,
+} from './ca-bundle.js';
+export { cidrCovers, collapseCidrs, coveringCidrs } from './cidr-set.js';
+export {
+  DEFAULT_CA_BUNDLE_MOUNT_PATH,
   DEFAULT_EXCLUDED_CONTAINERS,
+  DEFAULT_KUBEFLOW_NAMESPACES,
+  DEFAULT_MAX_NODES,
   DEFAULT_POD_CIDRS,
   DEFAULT_SERVICE_CIDRS,
   parseProxyInjectorConfig,
@@ -9,6 +31,28 @@ export {
   type ProxyInjectorConfigInput,
 } from './config.js';
 export { diffLines, renderDiff, type DiffOptions } from './diff.js';
+export { ClusterDiscovery, discoverNetwork, SERVICE_CIDRS } from './discovery/cluster-discovery.js';
+export {
+  clusterNoProxy,
+  MAX_POD_CIDR_ENTRIES,
+  type ClusterNoProxy,
+} from './discovery/cluster-no-proxy.js';
+export {
+  serviceCidrsOf,
+  serviceIpsOf,
+  summarizeNode,
+  type DiscoveredNetwork,
+  type DiscoveredNode,
+} from './discovery/network.js';
+export {
+  describeEnvFrom,
+  envFromConfigMaps,
+  envFromLookup,
+  type EnvFromKeys,
+  type EnvFromLookup,
+  type EnvFromSource,
+} from './env-from.js';
+export { createEnvFromReader, ENV_FROM_TIMEOUT_MS } from './env-from-reader.js';
 export {
   injectPodSpec,
   type ContainerKind,
@@ -22,8 +66,15 @@ export {
   parseNamespaceOverride,
   type NamespaceOverride,
 } from './namespace-override.js';
-export { clusterNoProxyDefaults, mergeNoProxy, type ClusterNetwork } from './no-proxy.js';
-export { describeInjection } from './notes.js';
+export {
+  clusterNames,
+  clusterNoProxyDefaults,
+  mergeNoProxy,
+  mergeNoProxyGroups,
+  type ClusterNetwork,
+  type NoProxyGroup,
+} from './no-proxy.js';
+export { describeInjection, describeNoProxy, envFromWarnings } from './notes.js';
 export {
   INJECT_ANNOTATION,
   INJECT_LABEL,

@@ -60,10 +60,16 @@ export function parseNamespaceOverride(configMap: Plain<V1ConfigMap>): Namespace
 export function applyOverride(settings: ProxySettings, override: NamespaceOverride): ProxySettings {
   const pick = (own: string | null | undefined, cluster: string | undefined) =>
     own === undefined ? cluster : (own ?? undefined);
+  const merged = mergeNoProxy(settings.noProxy, override.noProxy);
+  const added = merged.slice(settings.noProxy.length);
   return {
     ...settings,
     httpProxy: pick(override.httpProxy, settings.httpProxy),
     httpsProxy: pick(override.httpsProxy, settings.httpsProxy),
-    noProxy: mergeNoProxy(settings.noProxy, override.noProxy),
+    noProxy: merged,
+    noProxySources: [
+      ...settings.noProxySources,
+      ...(added.length > 0 ? [{ source: override.source, entries: added }] : []),
+    ],
   };
 }

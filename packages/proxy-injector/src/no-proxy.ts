@@ -12,9 +12,9 @@ export interface ClusterNetwork {
   apiServerServiceIp?: string;
 }
 
-/** The entries every cluster needs kept off the proxy, in a stable order. */
-export function clusterNoProxyDefaults(network: ClusterNetwork = {}): string[] {
-  const domain = (network.clusterDomain ?? 'cluster.local').replace(/^\.+|\.+$/g, '');
+/** Local names and the cluster's DNS names, which every Pod needs kept off the proxy. */
+export function clusterNames(clusterDomain = 'cluster.local'): string[] {
+  const domain = clusterDomain.replace(/^\.+|\.+$/g, '');
   return [
     'localhost',
     '127.0.0.1',
@@ -23,6 +23,13 @@ export function clusterNoProxyDefaults(network: ClusterNetwork = {}): string[] {
     `.svc.${domain}`,
     `.${domain}`,
     'kubernetes.default.svc',
+  ];
+}
+
+/** The entries every cluster needs kept off the proxy, in a stable order. */
+export function clusterNoProxyDefaults(network: ClusterNetwork = {}): string[] {
+  return [
+    ...clusterNames(network.clusterDomain),
     ...(network.serviceCidrs ?? []),
     ...(network.podCidrs ?? []),
     ...(network.apiServerServiceIp ? [network.apiServerServiceIp] : []),
@@ -48,4 +55,34 @@ export function mergeNoProxy(...lists: readonly (readonly string[])[]): string[]
     }
   }
   return out;
+}
+
+/** NO_PROXY entries and where they come from (`config (noProxy)`, `discovered from Nodes`, ...). */
+export interface NoProxyGroup {
+  source: string;
+  entries: readonly string[];
+}
+
+/**
+ * mergeNoProxy over groups, keeping for each group the entries that made it into the list (an
+ * entry is credited to the first group that has it).
+ */
+export function mergeNoProxyGroups(groups: readonly NoProxyGroup[]): {
+  noProxy: string[];
+  sources: NoProxyGroup[];
+} {
+  const seen = new Set<string>();
+  const noProxy: string[] = [];
+  const sources: NoProxyGroup[] = [];
+  for (const group of groups) {
+    const kept = mergeNoProxy(group.entries).filter((entry) => {
+      const key = entry.toLowerCase();
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    noProxy.push(...kept);
+    if (kept.length > 0) sources.push({ source: group.source, entries: kept });
+  }
+  return { noProxy, sources };
 }

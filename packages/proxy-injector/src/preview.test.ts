@@ -31,6 +31,29 @@ describe('offline preview', () => {
     );
   });
 
+  it('says where each NO_PROXY entry comes from, and what was assumed', () => {
+    const discovered = previewProxyInjection(ownProxyPod(), config, {
+      environment: {},
+      discovered: {
+        serviceCidrs: ['10.43.0.0/16'],
+        apiServerServiceIps: ['10.43.0.1'],
+        nodes: [{ name: 'n1', addresses: ['192.168.1.5'], hostnames: ['n1'], podCidrs: [] }],
+      },
+    });
+    expect(discovered.notes).toEqual(
+      expect.arrayContaining([
+        'NO_PROXY entries, config (noProxy): .corp',
+        'NO_PROXY entries, cluster names: localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc',
+        'NO_PROXY entries, Kubeflow namespaces (kubeflowNamespaces): .kubeflow,.kubeflow-system,.istio-system,.knative-serving,.knative-eventing,.auth,.oauth2-proxy,.cert-manager',
+        'NO_PROXY entries, discovered from the ServiceCIDR objects: 10.43.0.0/16',
+        "NO_PROXY entries, default (flannel's pod range): 10.244.0.0/16",
+        'NO_PROXY entries, discovered from Service default/kubernetes: 10.43.0.1',
+        'NO_PROXY entries, discovered from Nodes (addresses and host names): 192.168.1.5,n1',
+        'NO_PROXY: pod range not discovered (no Node has spec.podCIDR; CNIs such as Calico keep their own pools): assumed 10.244.0.0/16; set podCidrs if that is wrong',
+      ]),
+    );
+  });
+
   it("previews a Deployment's or CronJob's pod template", () => {
     const template = { metadata: { labels: { app: 'x' } }, spec: ownProxyPod().spec };
     const deployment = {

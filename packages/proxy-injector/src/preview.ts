@@ -4,11 +4,14 @@
 // Pods will get.
 import type { V1ConfigMap, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-node';
 import { buildPatch, type PatchOperation, type Plain } from '@kfx/admission-core';
+import { caBundleStateOf, caBundleWarning, type CaBundleState } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { renderDiff } from './diff.js';
+import type { DiscoveredNetwork } from './discovery/network.js';
+import { envFromLookup, type EnvFromKeys } from './env-from.js';
 import { injectPodSpec } from './inject.js';
 import { applyOverride, parseNamespaceOverride } from './namespace-override.js';
-import { describeInjection } from './notes.js';
+import { describeInjection, describeNoProxy } from './notes.js';
 import { planInjection, redactProxy, resolveProxySettings, type Environment } from './settings.js';
 import { INJECT_ANNOTATION, isMirrorPod, optedOut } from './opt-out.js';
 import { INJECTED_ANNOTATION, markInjected } from './stamp.js';
@@ -18,6 +21,15 @@ export interface ProxyPreviewOptions {
   environment?: Environment;
   /** The namespace's override ConfigMap (`namespaceConfigMap`), as the webhook would see it. */
   namespaceConfigMap?: Plain<V1ConfigMap>;
+  /** The cluster's network as the webhook would discover it (`discoverNetwork`). */
+  discovered?: DiscoveredNetwork;
+  /**
+   * The namespace's ConfigMaps the webhook would read for envFrom (by name); a ConfigMap named
+   * in envFrom but not given here counts as one the webhook could not read.
+   */
+  configMaps?: readonly Plain<V1ConfigMap>[];
+  /** The namespace's proxy CA bundle ConfigMap (`caBundle`); default: assumed a full bundle. */
+  caBundleConfigMap?: Plain<V1ConfigMap>;
 }
 
 export interface Preview<T = Record<string, unknown>> {
@@ -74,7 +86,11 @@ export function previewProxyInjection(
   const original = input as Workload;
   const object = structuredClone(original);
   const { pod, at } = podOf(object);
-  let settings = resolveProxySettings(config, options.environment ?? process.env);
+  let settings = resolveProxySettings(
+    config,
+    options.environment ?? process.env,
+    options.discovered,
+  );
   const notes: string[] = [];
   if (options.namespaceConfigMap) {
     const override = parseNamespaceOverride(options.namespaceConfigMap);
@@ -86,13 +102,36 @@ export function previewProxyInjection(
   } else if (isMirrorPod(pod)) {
     notes.push('a mirror Pod (the API copy of a static Pod): admitted unchanged');
   } else if (pod.spec) {
-    const plan = planInjection(settings);
+    let bundle: CaBundleState | undefined;
+    if (config.caBundle) {
+      bundle = options.caBundleConfigMap
+        ? caBundleStateOf(options.caBundleConfigMap, config.caBundle)
+        : { state: 'full', certificates: 2 };
+      const warning = caBundleWarning(bundle);
+      notes.push(
+        options.caBundleConfigMap
+          ? (warning ?? `proxy CA bundle from ConfigMap ${config.caBundle.configMap}`)
+          : `proxy CA bundle: assumed ConfigMap ${config.caBundle.configMap} with a full bundle under ${config.caBundle.key} in the Pod's namespace (the webhook mounts it only where it is)`,
+      );
+    }
+    const plan = planInjection(settings, bundle);
     notes.push(
       `HTTP_PROXY=${redactProxy(settings.httpProxy)} HTTPS_PROXY=${redactProxy(settings.httpsProxy)}`,
       `NO_PROXY=${settings.noProxy.join(',')}`,
+      ...describeNoProxy(settings),
     );
+    const read = new Map<string, EnvFromKeys>();
+    for (const configMap of options.configMaps ?? []) {
+      const name = configMap.metadata?.name;
+      if (name) read.set(name, { keys: Object.keys(configMap.data ?? {}) });
+    }
+    if (config.namespaceConfigMap) read.set(config.namespaceConfigMap, { keys: [] });
+    const lookup = envFromLookup(read);
     notes.push(
-      ...describeInjection(injectPodSpec(pod.spec, plan, { operation: 'create' }, at), plan),
+      ...describeInjection(
+        injectPodSpec(pod.spec, plan, { operation: 'create' }, at, lookup),
+        plan,
+      ),
     );
     if (object.kind === 'Pod') {
       markInjected(pod); // as the webhook does on CREATE

@@ -1,7 +1,10 @@
 // The injector behind a real kube-apiserver: Pods made by a Deployment and a Job (through
 // kube-controller-manager, scheduled on a kwok node), a bare Pod and a debug container are
 // persisted with the variables; opted-out Pods and namespaces are not; a namespace ConfigMap
-// change applies to the next Pod with no restart.
+// change applies to the next Pod with no restart. NO_PROXY takes the service range, the
+// `kubernetes` Service IP and the Nodes from the API server and follows a Node added later;
+// variables from an envFrom ConfigMap are the workload's; the proxy CA bundle is mounted where
+// its ConfigMap is, and a second pass over such a Pod changes nothing.
 import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   createAdmissionServer,
@@ -11,7 +14,14 @@ import {
   type Plain,
 } from '@kfx/admission-core';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { registerWebhook, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  ensureBinaries,
+  registerWebhook,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +38,9 @@ const config = parseProxyInjectorConfig({
   httpProxy: PROXY,
   httpsProxy: PROXY,
   noProxy: ['.corp.example'],
-  serviceCidrs: ['10.0.0.0/24'], // the test control plane's service range
+  // No serviceCidrs: the test control plane's range (10.0.0.0/24) is discovered.
   namespaceConfigMap: 'kfx-proxy',
+  caBundle: { configMap: 'proxy-ca', key: 'ca-bundle.crt' },
 });
 
 let env: ControlPlane | undefined;
@@ -66,6 +77,21 @@ function pod(name: string, ns: string, annotations: Record<string, string> = {})
   };
 }
 
+/** A Node the API holds (nothing runs there): its addresses and pod range are what counts. */
+function labNode(i: number): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: `lab-${i}` },
+    spec: {
+      podCIDR: `10.250.${i}.0/24`,
+      podCIDRs: [`10.250.${i}.0/24`],
+      unschedulable: true,
+      taints: [{ key: 'kfx.dev/lab', effect: 'NoSchedule' }],
+    },
+  } as KubeObject;
+}
+
 const envNames = (container: { env?: { name: string }[] } | undefined) =>
   (container?.env ?? []).map((v) => v.name);
 
@@ -82,10 +108,12 @@ beforeAll(async () => {
   for (const object of [
     namespace('team-a'),
     namespace('team-b'),
+    namespace('team-c'),
     namespace('no-proxy-team', { 'proxy-injector.kfx.dev/inject': 'false' }),
   ]) {
     await client.create(resources.namespaces, object);
   }
+  await client.create(resources.nodes, labNode(0));
   dir = await mkdtemp(join(tmpdir(), 'kfx-proxy-injector-it-'));
   const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
   const logger = pino({ level: 'warn' });
@@ -161,6 +189,22 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** `kubectl create` of one object: what the API server stored, and kubectl's stderr (warnings). */
+async function kubectlCreate(object: object): Promise<{ object: Pod; stderr: string }> {
+  const { kubectl } = await ensureBinaries(['kubectl']);
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      kubectl,
+      ['--kubeconfig', env?.kubeconfigPath ?? '', 'create', '-f', '-', '-o', 'json'],
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`kubectl create: ${stderr}`));
+        else resolve({ object: JSON.parse(stdout) as Pod, stderr });
+      },
+    );
+    child.stdin?.end(JSON.stringify(object));
+  });
+}
+
 async function podsOf(ns: string, labelSelector: string, count: number): Promise<Pod[]> {
   return waitFor(
     async () => {
@@ -198,9 +242,25 @@ describe('the proxy injector behind a real kube-apiserver', () => {
     expect(valueOf(main, 'http_proxy')).toBe('http://own:1');
     expect(envNames(sidecar)).toEqual(SIX);
     expect(envNames(setup)).toEqual(SIX);
-    expect(valueOf(setup, 'NO_PROXY')).toBe(
-      '.corp.example,localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc,10.0.0.0/24,10.244.0.0/16,10.0.0.1',
+    const noProxy = valueOf(setup, 'NO_PROXY')?.split(',') ?? [];
+    expect(noProxy.slice(0, 8)).toEqual([
+      '.corp.example',
+      'localhost',
+      '127.0.0.1',
+      '::1',
+      '.svc',
+      '.svc.cluster.local',
+      '.cluster.local',
+      'kubernetes.default.svc',
+    ]);
+    // `ml-pipeline.kubeflow` and the like; the service range from the ServiceCIDR object and
+    // the kubernetes Service IP, not kubeadm's 10.96.0.0/12; the Nodes' pod ranges and names.
+    expect(noProxy).toEqual(
+      expect.arrayContaining(['.kubeflow', '.istio-system', '10.0.0.0/24', '10.0.0.1', 'lab-0']),
     );
+    expect(noProxy).toContain('10.250.0.0/24');
+    expect(noProxy).not.toContain('10.96.0.0/12');
+    expect(noProxy.indexOf('10.0.0.0/24')).toBeLessThan(noProxy.indexOf('10.0.0.1'));
   });
 
   it("persists the variables in a Deployment's Pods and a Job's Pods", async () => {
@@ -304,9 +364,7 @@ describe('the proxy injector behind a real kube-apiserver', () => {
       { description: 'the override to reach the webhook cache', timeoutMs: 30_000 },
     );
     expect(
-      valueOf(firstProxy.spec?.containers[0], 'NO_PROXY')?.endsWith(
-        ',10.0.0.1,lab.team-b.internal',
-      ),
+      valueOf(firstProxy.spec?.containers[0], 'NO_PROXY')?.endsWith(',lab-0,lab.team-b.internal'),
     ).toBe(true);
 
     await client.replace(resources.configMaps, {
@@ -332,6 +390,99 @@ describe('the proxy injector behind a real kube-apiserver', () => {
       dryRun: true,
     });
     expect(valueOf(other.spec?.containers[0], 'HTTPS_PROXY')).toBe(PROXY);
+  });
+
+  it('follows the cluster: a Node added later is in the next Pod, its pod range joined with the others', async () => {
+    await client.create(resources.nodes, labNode(1));
+    const next = await waitFor(
+      async () => {
+        const probe = await client.create(resources.pods, pod('s', 'team-a'), { dryRun: true });
+        const value = valueOf(probe.spec?.initContainers?.[1], 'NO_PROXY') ?? '';
+        return value.includes('lab-1')
+          ? { done: true, value: value.split(',') }
+          : { done: false, saw: value };
+      },
+      { description: 'the new Node to reach NO_PROXY', timeoutMs: 30_000 },
+    );
+    expect(next).toContain('10.250.0.0/23');
+    expect(next).not.toContain('10.250.0.0/24');
+  });
+
+  it("treats a variable from an envFrom ConfigMap as the workload's own, and warns about a Secret", async () => {
+    await client.create(resources.configMaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'suite-proxy', namespace: 'team-a' },
+      data: { NO_PROXY: 'only.mine.example' },
+    });
+    const uat = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'uat', namespace: 'team-a' },
+      spec: {
+        containers: [
+          {
+            name: 'suite',
+            image: 'uats:1',
+            envFrom: [
+              { configMapRef: { name: 'suite-proxy' } },
+              { secretRef: { name: 'uat-env', optional: true } },
+            ],
+          },
+        ],
+      },
+    };
+    const { object, stderr } = await kubectlCreate(uat);
+    // Without NO_PROXY in env, the container gets the ConfigMap's (Kubernetes' precedence).
+    expect(envNames(object.spec?.containers[0])).toEqual([
+      'HTTP_PROXY',
+      'http_proxy',
+      'HTTPS_PROXY',
+      'https_proxy',
+    ]);
+    expect(stderr).toContain(
+      'Warning: envFrom Secret uat-env of container suite not read (Secrets are not read by the webhook)',
+    );
+    expect(stderr).toContain('Warning: proxy CA bundle not mounted: no ConfigMap team-a/proxy-ca');
+  });
+
+  it('mounts the proxy CA bundle where its ConfigMap is; a second pass over the Pod changes nothing', async () => {
+    // Two certificates: a full bundle (in a cluster, the public roots and the proxy's CA).
+    const proxyCa = await writeDevCertificates(join(dir ?? tmpdir(), 'proxy-ca'));
+    await client.create(resources.configMaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'proxy-ca', namespace: 'team-c' },
+      data: { 'ca-bundle.crt': `${proxyCa.cert}${proxyCa.caCert}` },
+    });
+    const first = await waitFor(
+      async () => {
+        const probe = await client.create(resources.pods, pod('tls', 'team-c'), { dryRun: true });
+        return probe.spec?.volumes?.some((v) => v.name === 'kfx-proxy-ca')
+          ? { done: true, value: probe }
+          : { done: false, saw: JSON.stringify(probe.spec?.volumes ?? []) };
+      },
+      { description: 'the CA bundle to reach the webhook cache', timeoutMs: 30_000 },
+    );
+    const [setup] = first.spec?.initContainers?.slice(1) ?? [];
+    expect(valueOf(setup, 'SSL_CERT_FILE')).toBe('/etc/kfx/proxy-ca/ca-bundle.crt');
+    expect(valueOf(setup, 'NODE_EXTRA_CA_CERTS')).toBe('/etc/kfx/proxy-ca/ca-bundle.crt');
+    expect(setup?.volumeMounts).toContainEqual({
+      name: 'kfx-proxy-ca',
+      mountPath: '/etc/kfx/proxy-ca',
+      readOnly: true,
+    });
+    const volume = first.spec?.volumes?.find((v) => v.name === 'kfx-proxy-ca');
+    expect(volume?.configMap).toMatchObject({ name: 'proxy-ca', optional: true });
+    // The apiserver calls the webhook with the mutated Pod as input: nothing more is added.
+    const again = await client.create(
+      resources.pods,
+      { ...first, metadata: { name: 'tls-again', namespace: 'team-c' } },
+      { dryRun: true },
+    );
+    expect(again.spec?.volumes).toEqual(first.spec?.volumes);
+    expect(again.spec?.initContainers).toEqual(first.spec?.initContainers);
+    expect(again.spec?.containers).toEqual(first.spec?.containers);
   });
 
   it('was never refused: every patch the injector answered was accepted by the apiserver', async () => {

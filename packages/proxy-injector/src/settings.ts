@@ -1,11 +1,13 @@
 // From the validated configuration (and, with fromEnvironment, the webhook's own environment) to
 // the proxy values a Pod gets, and from those to the list of variables to inject. Pure: the
 // webhook, the offline preview and the tests all go through here.
-import { firstHostAddress, parseCidr } from './addresses.js';
+import { planCaBundle, type CaBundleState, type CaPlan } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { ConfigError } from '@kfx/kube-runtime';
+import { clusterNoProxy } from './discovery/cluster-no-proxy.js';
+import type { DiscoveredNetwork } from './discovery/network.js';
 import { javaProxyOptions, type JavaOptions } from './java-options.js';
-import { clusterNoProxyDefaults, mergeNoProxy } from './no-proxy.js';
+import { mergeNoProxyGroups, type NoProxyGroup } from './no-proxy.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -13,8 +15,14 @@ export interface ProxySettings {
   /** Undefined: HTTP_PROXY is not injected. */
   httpProxy: string | undefined;
   httpsProxy: string | undefined;
-  /** Configured entries, then the environment's, then the cluster defaults; de-duplicated. */
+  /** Configured entries, then the environment's, then the cluster's; de-duplicated. */
   noProxy: readonly string[];
+  /** The entries of `noProxy` by where they come from, in NO_PROXY order. */
+  noProxySources: readonly NoProxyGroup[];
+  /** What NO_PROXY assumed or left out (undiscovered ranges, too many nodes). */
+  noProxyNotes: readonly string[];
+  /** The proxy CA bundle to mount, when configured. */
+  caBundle: ProxyInjectorConfig['caBundle'];
   nodeUseEnvProxy: boolean;
   javaToolOptions: boolean;
   excludeContainers: readonly string[];
@@ -37,6 +45,8 @@ export interface InjectionPlan {
   families: readonly VariableFamily[];
   /** Present when javaToolOptions is on and there is a proxy. */
   java: JavaOptions | undefined;
+  /** Present when a proxy CA bundle is configured and usable in the namespace. */
+  ca: CaPlan | undefined;
   excluded: ReadonlySet<string>;
 }
 
@@ -64,10 +74,12 @@ function checkedEnvUrl(environment: Environment, upper: string): string | undefi
 /**
  * The proxy values for Pods. With `fromEnvironment`, HTTP_PROXY/HTTPS_PROXY/NO_PROXY (either
  * case) of `environment` fill what the configuration leaves unset, and NO_PROXY entries add up.
+ * `discovered` is what the webhook read from the cluster (nothing, offline).
  */
 export function resolveProxySettings(
   config: ProxyInjectorConfig,
   environment: Environment = process.env,
+  discovered: DiscoveredNetwork = {},
 ): ProxySettings {
   let { httpProxy, httpsProxy } = config;
   let environmentNoProxy: string[] = [];
@@ -84,20 +96,19 @@ export function resolveProxySettings(
       );
     }
   }
-  const [firstServiceCidr] = config.serviceCidrs;
-  const serviceCidr = firstServiceCidr === undefined ? undefined : parseCidr(firstServiceCidr);
-  const apiServerServiceIp =
-    config.apiServerServiceIp ?? (serviceCidr ? firstHostAddress(serviceCidr) : undefined);
-  const cluster = clusterNoProxyDefaults({
-    clusterDomain: config.clusterDomain,
-    serviceCidrs: config.serviceCidrs,
-    podCidrs: config.podCidrs,
-    ...(apiServerServiceIp === undefined ? {} : { apiServerServiceIp }),
-  });
+  const cluster = clusterNoProxy(config, discovered);
+  const { noProxy, sources } = mergeNoProxyGroups([
+    { source: 'config (noProxy)', entries: config.noProxy },
+    { source: "the webhook's NO_PROXY (fromEnvironment)", entries: environmentNoProxy },
+    ...cluster.groups,
+  ]);
   return {
     httpProxy,
     httpsProxy,
-    noProxy: mergeNoProxy(config.noProxy, environmentNoProxy, cluster),
+    noProxy,
+    noProxySources: sources,
+    noProxyNotes: cluster.notes,
+    caBundle: config.caBundle,
     nodeUseEnvProxy: config.nodeUseEnvProxy,
     javaToolOptions: config.javaToolOptions,
     excludeContainers: config.excludeContainers,
@@ -118,8 +129,11 @@ function family(upper: string, value: string | undefined): VariableFamily[] {
   ];
 }
 
-/** The variables to inject, in the order they are appended to `env`. */
-export function planInjection(settings: ProxySettings): InjectionPlan {
+/**
+ * The variables to inject, in the order they are appended to `env`. `caBundle` is the state of
+ * the namespace's CA bundle ConfigMap, when `caBundle` is configured.
+ */
+export function planInjection(settings: ProxySettings, caBundle?: CaBundleState): InjectionPlan {
   const { httpProxy, httpsProxy } = settings;
   const anyProxy = httpProxy !== undefined || httpsProxy !== undefined;
   const families: VariableFamily[] = anyProxy
@@ -139,5 +153,9 @@ export function planInjection(settings: ProxySettings): InjectionPlan {
     anyProxy && settings.javaToolOptions
       ? javaProxyOptions(httpProxy, httpsProxy, settings.noProxy)
       : undefined;
-  return { settings, families, java, excluded: new Set(settings.excludeContainers) };
+  const ca =
+    anyProxy && settings.caBundle && caBundle
+      ? planCaBundle(settings.caBundle, caBundle)
+      : undefined;
+  return { settings, families, java, ca, excluded: new Set(settings.excludeContainers) };
 }

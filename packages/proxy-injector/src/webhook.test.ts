@@ -27,7 +27,9 @@ const base: ProxyInjectorConfigInput = {
   podCidrs: ['10.244.0.0/16'],
 };
 const NO_PROXY =
-  '.corp.example,localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc,10.96.0.0/12,10.244.0.0/16,10.96.0.1';
+  '.corp.example,localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc,' +
+  '.kubeflow,.kubeflow-system,.istio-system,.knative-serving,.knative-eventing,.auth,.oauth2-proxy,.cert-manager,' +
+  '10.96.0.0/12,10.244.0.0/16,10.96.0.1';
 const INJECTED: EnvVar[] = [
   { name: 'HTTP_PROXY', value: PROXY },
   { name: 'http_proxy', value: PROXY },

@@ -11,11 +11,21 @@ import {
 } from '@kfx/admission-core';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import { pino } from 'pino';
+import {
+  caBundleStateOf,
+  caBundleWarning,
+  missingBundle,
+  type CaBundleState,
+} from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
+import { ClusterDiscovery } from './discovery/cluster-discovery.js';
+import { envFromConfigMaps, envFromLookup, unreadEnvFrom, type EnvFromLookup } from './env-from.js';
+import { createEnvFromReader } from './env-from-reader.js';
 import { injectPodSpec, type InjectionScope } from './inject.js';
+import { NamedConfigMaps } from './named-config-maps.js';
 import { applyOverride, type NamespaceOverride } from './namespace-override.js';
 import { NamespaceOverrides } from './namespace-overrides.js';
-import { describeInjection } from './notes.js';
+import { describeInjection, describeNoProxy, envFromWarnings } from './notes.js';
 import { isMirrorPod, optedOut } from './opt-out.js';
 import { markInjected } from './stamp.js';
 import {
@@ -33,7 +43,10 @@ export const PROXY_INJECTOR_NAME = 'proxy-injector';
 export const PROXY_INJECTOR_PATH = '/mutate/proxy-injector';
 
 export interface ProxyInjectorOptions {
-  /** API access for the per-namespace override cache (`namespaceConfigMap`). */
+  /**
+   * API access: the cluster's network (discover), envFrom ConfigMaps (readEnvFrom), the
+   * per-namespace overrides (namespaceConfigMap) and CA bundles (caBundle).
+   */
   client?: KubeClient | undefined;
   logger?: Logger | undefined;
   /** Read when `fromEnvironment` is on. Default `process.env`. */
@@ -41,12 +54,12 @@ export interface ProxyInjectorOptions {
 }
 
 export interface ProxyInjectorWebhook extends MutatingWebhook<Pod> {
-  /** The cluster-wide values Pods get (before any namespace override). */
+  /** The cluster-wide values Pods get now (before any namespace override). */
   readonly settings: ProxySettings;
-  /** Starts the override cache, if any; resolves once it has synced. */
+  /** Starts the caches; resolves once they have synced. */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Not ready until the override cache has synced (or when its watch is down). */
+  /** Not ready until the caches have synced (or when a watch is down). */
   readiness(): { ok: boolean; reasons: string[] };
 }
 
@@ -61,31 +74,93 @@ export function injectionScope(request: MutatingRequest<Pod>): InjectionScope | 
   return undefined;
 }
 
+/** The API-backed parts of the injector, each present only when configured and possible. */
+function caches(config: ProxyInjectorConfig, client: KubeClient | undefined, log: Logger) {
+  const wanted = [
+    config.namespaceConfigMap !== undefined && 'namespaceConfigMap',
+    config.caBundle !== undefined && 'caBundle',
+    config.readEnvFrom && 'readEnvFrom',
+    config.discover && 'discover',
+  ].filter((key): key is string => key !== false);
+  if (!client) {
+    if (wanted.length > 0) {
+      log.warn(
+        { off: wanted },
+        `the webhook has no API access: ${wanted.join(', ')} ${wanted.length === 1 ? 'is' : 'are'} off`,
+      );
+    }
+    return {};
+  }
+  const { caBundle } = config;
+  return {
+    overrides:
+      config.namespaceConfigMap === undefined
+        ? undefined
+        : new NamespaceOverrides(client, config.namespaceConfigMap, log),
+    bundles: caBundle
+      ? new NamedConfigMaps<CaBundleState>(client, caBundle.configMap, {
+          logger: log,
+          dropData: true,
+          read: (configMap) => caBundleStateOf(configMap, caBundle),
+        })
+      : undefined,
+    discovery: config.discover ? new ClusterDiscovery(client, log) : undefined,
+    readEnvFrom: config.readEnvFrom
+      ? createEnvFromReader(client, { ignore: config.namespaceConfigMap })
+      : undefined,
+  };
+}
+
 export function createProxyInjector(
   config: ProxyInjectorConfig,
   options: ProxyInjectorOptions = {},
 ): ProxyInjectorWebhook {
   const log = options.logger ?? pino({ name: 'kfx-proxy-injector', level: 'info' });
-  const settings = resolveProxySettings(config, options.environment ?? process.env);
-  const clusterPlan = planInjection(settings);
-  let overrides: NamespaceOverrides | undefined;
-  if (config.namespaceConfigMap !== undefined) {
-    if (options.client) {
-      overrides = new NamespaceOverrides(options.client, config.namespaceConfigMap, log);
-    } else {
-      log.warn(
-        { namespaceConfigMap: config.namespaceConfigMap },
-        'namespaceConfigMap is set but the webhook has no API access: per-namespace overrides are off',
-      );
+  const environment = options.environment ?? process.env;
+  const { overrides, bundles, discovery, readEnvFrom } = caches(config, options.client, log);
+  const emptyLookup = envFromLookup(new Map());
+  const noEnvFrom = unreadEnvFrom(
+    options.client ? 'readEnvFrom is off' : 'the webhook has no API access',
+  );
+  // The cluster settings follow discovery; plans are cached per (settings, override, bundle).
+  let settings = resolveProxySettings(config, environment, discovery?.snapshot());
+  let seen = discovery?.version;
+  let plans = new WeakMap<object, WeakMap<object, InjectionPlan>>();
+  const NO_OVERRIDE = {};
+  const NO_BUNDLE = {};
+  const current = () => {
+    if (discovery && discovery.version !== seen) {
+      seen = discovery.version;
+      const next = resolveProxySettings(config, environment, discovery.snapshot());
+      if (next.noProxy.join(',') !== settings.noProxy.join(',')) {
+        log.info({ notes: describeNoProxy(next) }, 'NO_PROXY follows the cluster');
+      }
+      settings = next;
+      plans = new WeakMap();
     }
-  }
-  // Override objects are replaced on every change, so a plan cached against one stays right.
-  const plans = new WeakMap<NamespaceOverride, InjectionPlan>();
-  const planFor = (override: NamespaceOverride | undefined) => {
-    if (override === undefined) return clusterPlan;
-    let plan = plans.get(override);
-    if (!plan) plans.set(override, (plan = planInjection(applyOverride(settings, override))));
+    return settings;
+  };
+  const planFor = (override: NamespaceOverride | undefined, bundle: CaBundleState | undefined) => {
+    const cluster = current();
+    let byOverride = plans.get(override ?? NO_OVERRIDE);
+    if (!byOverride) plans.set(override ?? NO_OVERRIDE, (byOverride = new WeakMap()));
+    let plan = byOverride.get(bundle ?? NO_BUNDLE);
+    if (!plan) {
+      const own = override ? applyOverride(cluster, override) : cluster;
+      byOverride.set(bundle ?? NO_BUNDLE, (plan = planInjection(own, bundle)));
+    }
     return plan;
+  };
+  // One object per namespace without a bundle ConfigMap, so that its plan is cached too.
+  const missing = new Map<string, CaBundleState>();
+  const bundleIn = (namespace: string): CaBundleState | undefined => {
+    const { caBundle } = config;
+    if (!caBundle || !bundles) return undefined;
+    const found = bundles.get(namespace);
+    if (found) return found;
+    let none = missing.get(namespace);
+    if (!none) missing.set(namespace, (none = missingBundle(namespace, caBundle)));
+    return none;
   };
   log.info(
     {
@@ -93,6 +168,7 @@ export function createProxyInjector(
       httpsProxy: redactProxy(settings.httpsProxy),
       noProxy: settings.noProxy.join(','),
       namespaceConfigMap: overrides ? config.namespaceConfigMap : undefined,
+      caBundle: bundles ? config.caBundle : undefined,
     },
     'proxy injector configured',
   );
@@ -101,33 +177,54 @@ export function createProxyInjector(
     name: PROXY_INJECTOR_NAME,
     path: PROXY_INJECTOR_PATH,
     failureMode: 'admit',
-    mutate(request, context): MutateResult<Pod> {
+    mutate(request, context): MutateResult<Pod> | Promise<MutateResult<Pod>> {
       const pod = request.object;
+      const spec = pod.spec;
       const scope = injectionScope(request);
-      if (scope === undefined || !pod.spec || optedOut(pod) || isMirrorPod(pod)) {
+      if (scope === undefined || !spec || optedOut(pod) || isMirrorPod(pod)) {
         return { allowed: true };
       }
-      const override = overrides?.get(request.namespace ?? pod.metadata?.namespace ?? '');
-      const plan = planFor(override);
-      const reports = injectPodSpec(pod.spec, plan, scope);
-      // Only at creation: a pods/ephemeralcontainers update may change nothing else.
-      if (scope.operation === 'create') markInjected(pod);
-      // context.log is made on first use, per request: only touch it when the line is wanted.
-      if (log.isLevelEnabled('debug')) {
-        context.log.debug({ notes: describeInjection(reports, plan) }, 'proxy injection');
-      }
-      const warnings = override?.problems ?? [];
-      return warnings.length > 0 ? { allowed: true, warnings } : { allowed: true };
+      const namespace = request.namespace ?? pod.metadata?.namespace ?? '';
+      const override = overrides?.get(namespace);
+      const bundle = bundleIn(namespace);
+      const plan = planFor(override, bundle);
+      const finish = (lookup: EnvFromLookup): MutateResult<Pod> => {
+        const reports = injectPodSpec(spec, plan, scope, 'spec', lookup);
+        // Only at creation: a pods/ephemeralcontainers update may change nothing else.
+        if (scope.operation === 'create') markInjected(pod);
+        // context.log is made on first use, per request: only touch it when the line is wanted.
+        if (log.isLevelEnabled('debug')) {
+          context.log.debug({ notes: describeInjection(reports, plan) }, 'proxy injection');
+        }
+        const bundleWarning =
+          plan.families.length > 0 && bundle ? caBundleWarning(bundle) : undefined;
+        const warnings = [
+          ...(override?.problems ?? []),
+          ...(bundleWarning ? [bundleWarning] : []),
+          ...envFromWarnings(reports),
+        ];
+        return warnings.length > 0 ? { allowed: true, warnings } : { allowed: true };
+      };
+      // Only a Pod that names ConfigMaps in envFrom waits for the API.
+      const names = readEnvFrom && plan.families.length > 0 ? envFromConfigMaps(spec) : [];
+      if (!readEnvFrom || names.length === 0) return finish(readEnvFrom ? emptyLookup : noEnvFrom);
+      return readEnvFrom(namespace, names, context.signal).then(finish);
     },
   });
-  return Object.assign(webhook, {
+  const injector = Object.assign(webhook, {
     settings,
     async start() {
-      await overrides?.start();
+      await Promise.all([overrides?.start(), bundles?.start(), discovery?.start()]);
+      current();
     },
     async stop() {
-      await overrides?.stop();
+      await Promise.all([overrides?.stop(), bundles?.stop(), discovery?.stop()]);
     },
-    readiness: () => overrides?.readiness() ?? { ok: true, reasons: [] },
+    readiness: () => {
+      const parts = [overrides, bundles, discovery].flatMap((c) => (c ? [c.readiness()] : []));
+      return { ok: parts.every((p) => p.ok), reasons: parts.flatMap((p) => p.reasons) };
+    },
   });
+  // The settings as they are now (they follow discovery), not as they were at creation.
+  return Object.defineProperty(injector, 'settings', { get: current, enumerable: true });
 }

@@ -1,0 +1,203 @@
+// The webhook's view of the cluster's network, kept current: a Node cache (reduced to addresses,
+// host names and pod ranges), the ServiceCIDR objects where that API is served (Kubernetes
+// 1.33+), and the `kubernetes` Service's IPs (read once: they never change). Read-only access,
+// list/watch on nodes and servicecidrs, get on services/kubernetes. `snapshot()` is rebuilt only
+// after a change that matters to NO_PROXY (not on node heartbeats).
+import type { V1Node } from '@kubernetes/client-node';
+import type { Plain } from '@kfx/admission-core';
+import {
+  createInformer,
+  metadataSkeleton,
+  resources,
+  type Informer,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceRef,
+} from '@kfx/kube-runtime';
+import { informerReadiness } from '../named-config-maps.js';
+import {
+  serviceCidrsOf,
+  serviceIpsOf,
+  summarizeNode,
+  type DiscoveredNetwork,
+  type DiscoveredNode,
+} from './network.js';
+
+export const SERVICE_CIDRS: ResourceRef = {
+  group: 'networking.k8s.io',
+  version: 'v1',
+  resource: 'servicecidrs',
+  kind: 'ServiceCIDR',
+  namespaced: false,
+};
+
+type ServiceCidr = KubeObject & { spec?: { cidrs?: string[] } };
+
+async function serviceCidrsServed(client: KubeClient): Promise<boolean> {
+  try {
+    await client.resolve('networking.k8s.io/v1', 'ServiceCIDR');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function kubernetesServiceIps(client: KubeClient, signal?: AbortSignal) {
+  const service = await client.get<KubeObject>(resources.services, 'kubernetes', {
+    namespace: 'default',
+    ...(signal ? { signal } : {}),
+  });
+  return serviceIpsOf(service as Parameters<typeof serviceIpsOf>[0]);
+}
+
+/**
+ * One reading of the cluster's network (`kfx preview --discover`): what can be read is used,
+ * and `problems` says what could not be and why.
+ */
+export async function discoverNetwork(client: KubeClient): Promise<DiscoveredNetwork> {
+  const problems: string[] = [];
+  const attempt = <T>(what: string, read: () => Promise<T>) =>
+    read().catch((error: unknown) => {
+      problems.push(`${what} not read: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    });
+  const [nodes, serviceCidrs, apiServerServiceIps] = await Promise.all([
+    attempt('Nodes', async () =>
+      (await client.list<Plain<V1Node>>(resources.nodes)).items.map(summarizeNode),
+    ),
+    serviceCidrsServed(client).then((served) =>
+      served
+        ? attempt('ServiceCIDRs', async () =>
+            serviceCidrsOf((await client.list<ServiceCidr>(SERVICE_CIDRS)).items),
+          )
+        : undefined,
+    ),
+    attempt('Service default/kubernetes', () => kubernetesServiceIps(client)),
+  ]);
+  return { nodes, serviceCidrs, apiServerServiceIps, problems };
+}
+
+export class ClusterDiscovery {
+  readonly #client: KubeClient;
+  readonly #log: Logger;
+  readonly #nodes: Informer<KubeObject>;
+  #serviceCidrs: Informer<ServiceCidr> | undefined;
+  #apiServerServiceIps: string[] | undefined;
+  /** Node key → its summary and that summary as text, to tell a change from a heartbeat. */
+  readonly #summaries = new Map<string, { node: DiscoveredNode; text: string }>();
+  #snapshot: DiscoveredNetwork | undefined;
+  #version = 0;
+  #starting: Promise<void> | undefined;
+
+  constructor(client: KubeClient, logger: Logger) {
+    this.#client = client;
+    this.#log = logger;
+    const skeleton = metadataSkeleton();
+    const summaries = new WeakMap<object, DiscoveredNode>();
+    this.#nodes = createInformer<KubeObject>(client, resources.nodes, {
+      name: 'nodes',
+      logger,
+      resyncMs: 0,
+      // Only the identity is cached; the summary is made from the whole object first.
+      transform: (node) => {
+        const kept = skeleton(node);
+        summaries.set(kept, summarizeNode(node as Plain<V1Node>));
+        return kept;
+      },
+    });
+    const store = (node: KubeObject) => {
+      const summary = summaries.get(node);
+      if (!summary) return;
+      const text = JSON.stringify(summary);
+      const key = node.metadata?.name ?? '';
+      if (this.#summaries.get(key)?.text === text) return;
+      this.#summaries.set(key, { node: summary, text });
+      this.#changed();
+    };
+    this.#nodes.on('add', store);
+    this.#nodes.on('update', store);
+    this.#nodes.on('delete', (node) => {
+      if (this.#summaries.delete(node.metadata?.name ?? '')) this.#changed();
+    });
+  }
+
+  #changed() {
+    this.#snapshot = undefined;
+    this.#version += 1;
+  }
+
+  /** Increases with every change of the snapshot. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The network as last seen; parts not read (yet) are undefined. */
+  snapshot(): DiscoveredNetwork {
+    if (this.#snapshot) return this.#snapshot;
+    const synced = this.#nodes.hasSynced();
+    const cidrs = this.#serviceCidrs;
+    this.#snapshot = {
+      nodes: synced ? [...this.#summaries.values()].map(({ node }) => node) : undefined,
+      serviceCidrs: cidrs?.hasSynced() ? serviceCidrsOf(cidrs.store.list()) : undefined,
+      apiServerServiceIps: this.#apiServerServiceIps,
+    };
+    return this.#snapshot;
+  }
+
+  /**
+   * Starts the caches and reads the `kubernetes` Service; resolves once the caches synced. A
+   * second call (the admission server starts its webhooks too) waits for the first.
+   */
+  start(): Promise<void> {
+    return (this.#starting ??= this.#start());
+  }
+
+  async #start(): Promise<void> {
+    this.#nodes.start();
+    if (await serviceCidrsServed(this.#client)) {
+      const informer = createInformer<ServiceCidr>(this.#client, SERVICE_CIDRS, {
+        name: 'servicecidrs',
+        logger: this.#log,
+        resyncMs: 0,
+      });
+      const changed = () => {
+        this.#changed();
+      };
+      informer.on('add', changed);
+      informer.on('update', (now, old) => {
+        if (now !== old) changed(); // a resync re-emits the same object
+      });
+      informer.on('delete', changed);
+      this.#serviceCidrs = informer;
+      informer.start();
+    } else {
+      this.#log.info('the API server serves no ServiceCIDR objects: service range not discovered');
+    }
+    try {
+      this.#apiServerServiceIps = await kubernetesServiceIps(this.#client);
+      this.#changed();
+    } catch (error) {
+      this.#log.warn(
+        { err: error },
+        'cannot read Service default/kubernetes: its IP not discovered',
+      );
+    }
+    await Promise.all([this.#nodes.waitForSync(), this.#serviceCidrs?.waitForSync()]);
+    this.#changed();
+  }
+
+  readiness(): { ok: boolean; reasons: string[] } {
+    const parts = [this.#nodes, ...(this.#serviceCidrs ? [this.#serviceCidrs] : [])].map(
+      informerReadiness,
+    );
+    return { ok: parts.every((p) => p.ok), reasons: parts.flatMap((p) => p.reasons) };
+  }
+
+  async stop(): Promise<void> {
+    await this.#starting?.catch(() => undefined);
+    await Promise.all([this.#nodes.stop(), this.#serviceCidrs?.stop()]);
+    this.#starting = undefined;
+    this.#serviceCidrs = undefined;
+  }
+}
