@@ -146,15 +146,40 @@ describe('the kfx-webhook Helm chart', () => {
       'proxyInjector.config.namespaceConfigMap=kfx-proxy',
     );
     const role = find(objects, 'ClusterRole') as Rendered & {
-      rules: { resources: string[]; verbs: string[] }[];
+      rules: { resources: string[]; verbs: string[]; resourceNames?: string[] }[];
     };
-    expect(role.rules.map((r) => r.resources[0]).sort()).toEqual([
-      'configmaps',
-      'namespaces',
-      'storageclasses',
+    const granted = (rules: typeof role.rules) =>
+      rules.map(
+        (r) =>
+          `${r.resources.join()}${r.resourceNames ? `/${r.resourceNames.join()}` : ''}: ${r.verbs.join()}`,
+      );
+    // Reads only; never Secrets. Nodes, ServiceCIDRs and the kubernetes Service for NO_PROXY
+    // (discover), ConfigMaps named in envFrom (get) and the override ConfigMaps (list, watch).
+    expect(granted(role.rules).sort()).toEqual([
+      'configmaps: list,watch,get',
+      'namespaces: list,watch',
+      'nodes: list,watch',
+      'servicecidrs: list,watch',
+      'services/kubernetes: get',
+      'storageclasses: list,watch',
     ]);
-    expect(role.rules.every((r) => r.verbs.join() === 'list,watch')).toBe(true);
     expect(find(objects, 'ServiceAccount').automountServiceAccountToken).toBe(true);
+    // With discover and readEnvFrom off and nothing watched, the proxy injector reads nothing.
+    const quiet = await template(
+      'proxyInjector.config.httpProxy=http://proxy.corp:3128',
+      'proxyInjector.config.discover=false',
+      'proxyInjector.config.readEnvFrom=false',
+    );
+    expect(quiet.some((o) => o.kind === 'ClusterRole')).toBe(false);
+    const bundle = await template(
+      'proxyInjector.config.httpProxy=http://proxy.corp:3128',
+      'proxyInjector.config.discover=false',
+      'proxyInjector.config.readEnvFrom=false',
+      'proxyInjector.config.caBundle.configMap=proxy-ca',
+      'proxyInjector.config.caBundle.key=ca-bundle.crt',
+    );
+    const bundleRole = find(bundle, 'ClusterRole') as typeof role;
+    expect(granted(bundleRole.rules)).toEqual(['configmaps: list,watch']);
     const applied = await dryRunApply(
       objects.filter((o) => !o.apiVersion.startsWith('cert-manager.io/')),
     );

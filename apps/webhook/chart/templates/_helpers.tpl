@@ -48,7 +48,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{/*
 What the webhook reads from the API, as ClusterRole rules (YAML list; empty when nothing):
 StorageClasses for pvc-rewriter's missing-class warning, Namespaces when a rule selects by
-namespace labels, ConfigMaps when proxy-injector takes per-namespace overrides from one.
+namespace labels; for proxy-injector, ConfigMaps (list/watch for the per-namespace overrides and
+the proxy CA bundle, get for the ConfigMaps Pods name in envFrom unless readEnvFrom is false),
+and, unless discover is false, Nodes, ServiceCIDRs and the `kubernetes` Service for NO_PROXY.
+Never Secrets.
 */}}
 {{- define "kfx-webhook.apiRules" -}}
 {{- if and .Values.pvcRewriter.enabled .Values.pvcRewriter.config.rules }}
@@ -63,10 +66,28 @@ namespace labels, ConfigMaps when proxy-injector takes per-namespace overrides f
   verbs: ["list", "watch"]
 {{- end }}
 {{- end }}
-{{- if and .Values.proxyInjector.enabled .Values.proxyInjector.config.namespaceConfigMap }}
+{{- if and .Values.proxyInjector.enabled .Values.proxyInjector.config }}
+{{- $proxy := .Values.proxyInjector.config }}
+{{- $configMapVerbs := list }}
+{{- if or $proxy.namespaceConfigMap $proxy.caBundle }}{{ $configMapVerbs = list "list" "watch" }}{{ end }}
+{{- if ne (toString (dig "readEnvFrom" true $proxy)) "false" }}{{ $configMapVerbs = append $configMapVerbs "get" }}{{ end }}
+{{- if $configMapVerbs }}
 - apiGroups: [""]
   resources: ["configmaps"]
+  verbs: {{ toJson $configMapVerbs }}
+{{- end }}
+{{- if ne (toString (dig "discover" true $proxy)) "false" }}
+- apiGroups: [""]
+  resources: ["nodes"]
   verbs: ["list", "watch"]
+- apiGroups: ["networking.k8s.io"]
+  resources: ["servicecidrs"]
+  verbs: ["list", "watch"]
+- apiGroups: [""]
+  resources: ["services"]
+  resourceNames: ["kubernetes"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}
 {{- end -}}
 
