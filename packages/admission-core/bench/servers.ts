@@ -1,13 +1,17 @@
 // Starts a benchmark server in its own process (as in production: the load generator must not
-// share an event loop with it), reads the port it prints, and reads its CPU time from /proc.
+// share an event loop with it), reads the port it prints, and reads its CPU time and memory from
+// /proc.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Running {
   port: number;
+  pid: number | undefined;
   /** CPU time (user + system) the process has used, in ms; NaN where /proc is missing. */
   cpuMs(): number;
+  /** Resident memory now (VmRSS) and its peak so far (VmHWM), in MiB; NaN once gone. */
+  rssMiB(): { now: number; peak: number };
   stop(): Promise<void>;
 }
 
@@ -24,29 +28,90 @@ function cpuMsOf(pid: number | undefined): number {
   }
 }
 
-export function startServer(file: string, env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+function rssOf(pid: number | undefined): { now: number; peak: number } {
+  try {
+    const text = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1]) / 1024;
+    return { now: field('VmRSS'), peak: field('VmHWM') };
+  } catch {
+    return { now: Number.NaN, peak: Number.NaN };
+  }
+}
+
+/** The first line of output that is JSON with a numeric `port` (a log line may be one). */
+function portIn(line: string): number | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const { port } = JSON.parse(line) as { port?: unknown };
+    return typeof port === 'number' ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ProcessOptions {
+  env?: Record<string, string | undefined>;
+  /** Environment variables to remove (e.g. KUBECONFIG). */
+  unset?: string[];
+  /** Where the server's standard error goes. Default: this process's. */
+  stderr?: 'inherit' | 'ignore';
+}
+
+/**
+ * Starts `command` and resolves once it prints a JSON line with its port. Whatever it prints
+ * after that (log lines) is read and dropped, so that a full pipe never stalls it.
+ */
+export function startProcess(
+  command: string,
+  args: string[],
+  options: ProcessOptions = {},
+): Promise<Running> {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const name of options.unset ?? []) env[name] = undefined;
+  const child = spawn(command, args, {
+    env,
+    stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      reject(new Error(`${file} exited with ${String(code)} before listening`));
-    });
-    child.stdout.once('data', (chunk: Buffer) => {
-      const { port } = JSON.parse(chunk.toString()) as { port: number };
+    let output = '';
+    const onExit = (code: number | null) => {
+      reject(new Error(`${command} ${args.join(' ')} exited with ${String(code)}: ${output}`));
+    };
+    child.once('exit', onExit);
+    child.once('error', reject);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const port = output
+        .split('\n')
+        .map(portIn)
+        .find((found) => found !== undefined);
+      if (port === undefined) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      child.off('exit', onExit);
       resolve({
         port,
+        pid: child.pid,
         cpuMs: () => cpuMsOf(child.pid),
+        rssMiB: () => rssOf(child.pid),
         stop: () =>
           new Promise((done) => {
-            child.removeAllListeners('exit');
+            if (child.exitCode !== null || child.signalCode !== null) {
+              done();
+              return;
+            }
             child.once('exit', () => {
               done();
             });
             child.kill('SIGTERM');
           }),
       });
-    });
+    };
+    child.stdout.on('data', onData);
   });
+}
+
+/** A benchmark server of this folder, run by this Node.js with `env`. */
+export function startServer(file: string, env: Record<string, string>): Promise<Running> {
+  return startProcess(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], { env });
 }

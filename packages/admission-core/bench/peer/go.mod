@@ -1,0 +1,3 @@
+module kfx.dev/bench/peer
+
+go 1.22
