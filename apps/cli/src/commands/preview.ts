@@ -4,9 +4,11 @@
 // unified diff.
 import { readFile } from 'node:fs/promises';
 import {
+  discoverNetwork,
   parseProxyInjectorConfig,
   previewProxyInjection,
   renderDiff,
+  type DiscoveredNetwork,
   type ProxyInjectorConfig,
 } from '@kfx/proxy-injector';
 import {
@@ -17,6 +19,7 @@ import {
 import { Command } from 'commander';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { CliError } from '../cli-exit.js';
+import { globalOptions } from '../cli-options.js';
 
 interface PreviewFlags {
   config?: string;
@@ -25,12 +28,35 @@ interface PreviewFlags {
   noproxy?: string;
   fromEnvironment?: boolean;
   rwxClass?: string;
+  discover?: boolean;
   output: 'diff' | 'yaml' | 'patch';
 }
 
 interface Settings {
   proxy?: ProxyInjectorConfig;
   pvc?: PvcRewriterConfig;
+  /** With --discover: the cluster's network as the webhook would read it. */
+  discovered?: DiscoveredNetwork;
+}
+
+/** --discover: read the cluster's network once, as the webhook's caches do. */
+async function discover(command: Command): Promise<DiscoveredNetwork> {
+  // Loaded only with --discover: a preview without it needs no Kubernetes client.
+  const { cliLogger, kubeClient } = await import('../cli-kube.js');
+  const options = globalOptions(command);
+  const client = kubeClient(options, cliLogger(options));
+  try {
+    const network = await discoverNetwork(client);
+    const { nodes, serviceCidrs, apiServerServiceIps, problems = [] } = network;
+    if (!nodes && !serviceCidrs && !apiServerServiceIps) {
+      throw new CliError(
+        `--discover: nothing could be read from the cluster: ${problems.join('; ')}`,
+      );
+    }
+    return network;
+  } finally {
+    client.close();
+  }
 }
 
 async function readText(file: string): Promise<string> {
@@ -117,8 +143,13 @@ function previewOne(
       '',
     );
   try {
-    const result = previewProxyInjection(object, s.proxy);
-    return show(where, result.notes, render(object, result.object, result.patch));
+    const result = previewProxyInjection(
+      object,
+      s.proxy,
+      s.discovered ? { discovered: s.discovered } : {},
+    );
+    const problems = (s.discovered?.problems ?? []).map((p) => `--discover: ${p}`);
+    return show(where, [...problems, ...result.notes], render(object, result.object, result.patch));
   } catch (error) {
     throw new CliError(`${where}: ${(error as Error).message}`);
   }
@@ -140,6 +171,10 @@ export function previewCommand(): Command {
     )
     .option('--rwx-class <storageclass>', 'rewrite ReadWriteMany claims to this StorageClass')
     .option(
+      '--discover',
+      "read the cluster's service and pod ranges, kubernetes Service IP and Nodes for NO_PROXY, as the webhook does",
+    )
+    .option(
       '-o, --output <format>',
       'diff, yaml (the mutated object) or patch (the JSON Patch)',
       'diff',
@@ -150,7 +185,8 @@ export function previewCommand(): Command {
 Examples:
   $ kfx preview pod.yaml --http-proxy http://proxy.corp:3128 --https-proxy http://proxy.corp:3128
   $ kfx preview deployment.yaml pvc.yaml --config /etc/kfx-webhook/config.yaml
-  $ kubectl get pod trainer-0 -o yaml | kfx preview - --from-environment -o patch`,
+  $ kubectl get pod trainer-0 -o yaml | kfx preview - --from-environment -o patch
+  $ kfx preview notebook.yaml --config config.yaml --discover --context prod`,
     )
     .action(async function (this: Command, files: string[]) {
       const flags = this.opts<PreviewFlags>();
@@ -160,6 +196,7 @@ Examples:
         );
       }
       const s = await settings(flags);
+      if (flags.discover && s.proxy) s.discovered = await discover(this);
       for (const file of files) {
         const documents = parseAllDocuments(await readText(file));
         for (const [index, doc] of documents.entries()) {
