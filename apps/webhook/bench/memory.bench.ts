@@ -14,18 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { CHART_LIMIT_MIB, heapFlags } from './heap-flags.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 128);
 const CONTAINERS = 10_000;
-/** The chart's default resources.limits.memory, in MiB. */
-const LIMIT_MIB = 384;
-
-/** The flags chart/templates/_helpers.tpl derives from resources.limits.memory. */
-function heapFlags(limitMiB: number): string[] {
-  const semi = Math.min(16, Math.max(1, Math.floor(limitMiB / 64)));
-  return [`--max-old-space-size=${Math.floor(limitMiB / 2)}`, `--max-semi-space-size=${semi}`];
-}
+const LIMIT_MIB = CHART_LIMIT_MIB;
 
 /** Every bound of the server set out of reach: the server as it was before it had them. */
 const UNBOUNDED = {

@@ -107,6 +107,8 @@ describe('kfx-webhook', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let logged = '';
+    child.stdout.on('data', (chunk: Buffer) => (logged += chunk.toString()));
     const listening = await new Promise<{ port: number; metricsPort: number }>(
       (resolve, reject) => {
         let output = '';
@@ -144,5 +146,12 @@ describe('kfx-webhook', () => {
     expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    // Log lines are written asynchronously; every one of them is out by the time it exits.
+    const messages = logged
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages.filter((msg) => msg === 'admission')).toHaveLength(2);
+    expect(messages.at(-1)).toBe('admission server closed');
   });
 });

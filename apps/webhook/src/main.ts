@@ -91,7 +91,11 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
     return 1;
   }
-  const logger = pino({ name: 'kfx-webhook', level: config.logLevel });
+  // Written asynchronously, so that no admission waits on stdout: the lines of a busy moment go
+  // out in one write instead of one write each. Up to 4 MiB of lines wait for a slow stdout (more
+  // are dropped rather than held); what waits is written out on exit.
+  const destination = pino.destination({ dest: 1, sync: false, maxLength: 4 * 1024 * 1024 });
+  const logger = pino({ name: 'kfx-webhook', level: config.logLevel }, destination);
   const registry = new Registry();
   // Node's process metrics too: process_resident_memory_bytes against the container's limit.
   collectDefaultMetrics({ register: registry });
