@@ -1,7 +1,9 @@
 // End-to-end benchmark on a real control plane: Pods created per second through kube-apiserver
-// with the admission server registered as a mutating webhook, against no webhook at all and
-// against a hand-written webhook that answers the same patch without computing it (so the
-// apiserver does the same work), in alternating rounds. Run with `pnpm run bench:e2e` (builds first). Prints figures; asserts nothing.
+// with the admission server registered as a mutating webhook, against no webhook at all, against
+// a hand-written webhook that answers the same patch without computing it (so the apiserver does
+// the same work: the no-op webhook), and against the Go peer of the comparison benchmark
+// (bench/peer, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
+// first). Prints figures; asserts nothing.
 import { applyManifests, startControlPlane } from '@kfx/testenv';
 import {
   admissionReviewFor,
@@ -10,12 +12,13 @@ import {
 } from '@kfx/admission-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request, type RequestOptions } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { notebookPod } from '../src/testing/notebook-pod.ts';
 import { percentile } from './load.ts';
+import { ensurePeer } from './peer.ts';
 import { proxyWebhook } from './proxy-webhook.ts';
-import { startServer } from './servers.ts';
+import { startProcess, startServer } from './servers.ts';
 
 const PODS = Number(process.env.BENCH_PODS ?? 400);
 const CONCURRENCY = 16;
@@ -26,6 +29,13 @@ const dir = await mkdtemp(join(tmpdir(), 'kfx-bench-e2e-'));
 const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
 const serverEnv = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
 const webhookServer = await startServer('kfx-server.ts', serverEnv);
+const peerServer = await startProcess(
+  ensurePeer((line) => {
+    console.log(line);
+  }),
+  ['-cert', certs.certFile, '-key', certs.keyFile],
+  { stderr: 'ignore' },
+);
 
 const tls: RequestOptions = {};
 await env.kubeConfig.applyToHTTPSOptions(tls);
@@ -78,16 +88,18 @@ function pod(name: string, namespace: string) {
   return { ...object, metadata };
 }
 
-type Mode = 'without' | 'echo' | 'kfx';
+type Mode = 'without' | 'echo' | 'kfx' | 'peer';
 
-/** Which webhook the apiserver calls right now, from two dry-run creates. */
+/** Which webhook the apiserver calls right now, from dry-run creates. */
 async function calledWebhook(): Promise<Mode> {
-  const echo = await call(
-    'POST',
-    '/api/v1/namespaces/bench-probe/pods?dryRun=All',
-    pod('echo-probe', 'bench-probe'),
-  );
-  if (echo.status === 403) return 'echo';
+  for (const refusing of ['echo', 'peer'] as const) {
+    const probe = await call(
+      'POST',
+      '/api/v1/namespaces/bench-probe/pods?dryRun=All',
+      pod(`${refusing}-probe`, 'bench-probe'),
+    );
+    if (probe.status === 403) return refusing;
+  }
   const probe = await call(
     'POST',
     '/api/v1/namespaces/bench-probe/pods?dryRun=All',
@@ -171,7 +183,16 @@ const podCreate = [
   { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
 ];
 const echoWebhook = { name: 'echo', path: '/', type: 'mutating', failureMode: 'deny' } as const;
-const configuration = (port: number, webhook: typeof proxyWebhook | typeof echoWebhook) =>
+const peerWebhook = {
+  name: 'peer',
+  path: '/mutate',
+  type: 'mutating',
+  failureMode: 'deny',
+} as const;
+const configuration = (
+  port: number,
+  webhook: typeof proxyWebhook | typeof echoWebhook | typeof peerWebhook,
+) =>
   renderWebhookConfiguration({
     kind: 'mutating',
     name: 'kfx-bench',
@@ -183,6 +204,7 @@ const configuration = (port: number, webhook: typeof proxyWebhook | typeof echoW
 const configurations = {
   kfx: configuration(webhookServer.port, proxyWebhook),
   echo: configuration(echoServer.port, echoWebhook),
+  peer: configuration(peerServer.port, peerWebhook),
 };
 
 try {
@@ -191,7 +213,7 @@ try {
     kind: 'Namespace',
     metadata: { name: 'bench-probe' },
   });
-  const modes: Mode[] = ['without', 'echo', 'kfx'];
+  const modes: Mode[] = ['without', 'echo', 'kfx', 'peer'];
   const results = new Map(
     modes.map((mode) => [
       mode,
@@ -220,6 +242,7 @@ try {
     without: 'none',
     echo: 'hand-written, same patch',
     kfx: 'kfx admission (patch)',
+    peer: 'Go peer (bench/peer)',
   };
   for (const mode of modes) {
     const r = results.get(mode);
@@ -231,12 +254,19 @@ try {
   }
   console.log(
     `kfx/none: ${(rate('kfx') / rate('without')).toFixed(2)}× Pods per second; ` +
-      `echo/none: ${(rate('echo') / rate('without')).toFixed(2)}×; kfx/echo: ${(rate('kfx') / rate('echo')).toFixed(2)}×`,
+      `echo/none: ${(rate('echo') / rate('without')).toFixed(2)}×; kfx/echo: ${(rate('kfx') / rate('echo')).toFixed(2)}× ` +
+      `(target ≥ 0.95); kfx/peer: ${(rate('kfx') / rate('peer')).toFixed(2)}×`,
+  );
+  console.log(
+    `load average (1, 5, 15 min) at the end: ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')}`,
   );
 } finally {
   agent.destroy();
   await webhookServer.stop();
   await echoServer.stop();
+  await peerServer.stop();
   await env.stop();
   await rm(dir, { recursive: true, force: true });
 }

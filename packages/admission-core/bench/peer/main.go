@@ -51,9 +51,15 @@ type requestPart struct {
 	Object    map[string]any `json:"object"`
 }
 
+type status struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
 type responsePart struct {
 	UID       string  `json:"uid"`
 	Allowed   bool    `json:"allowed"`
+	Status    *status `json:"status,omitempty"`
 	PatchType *string `json:"patchType,omitempty"`
 	Patch     string  `json:"patch,omitempty"`
 }
@@ -113,7 +119,11 @@ func mutate(w http.ResponseWriter, r *http.Request) {
 	}
 	out := review{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview",
 		Response: &responsePart{UID: in.Request.UID, Allowed: true}}
-	if ops := patchFor(in.Request.Object); len(ops) > 0 {
+	if in.Request.Name == "peer-probe" {
+		// Refused, so that the end-to-end benchmark can tell when the apiserver calls this webhook.
+		out.Response.Allowed = false
+		out.Response.Status = &status{Code: 403, Message: "probe"}
+	} else if ops := patchFor(in.Request.Object); len(ops) > 0 {
 		text, err := json.Marshal(ops)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
