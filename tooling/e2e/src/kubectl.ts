@@ -20,6 +20,8 @@ export async function kubectl(
         resolve({ code, stdout, stderr });
       },
     );
+    // kubectl may exit before reading stdin (`kubectl logs`): its exit status tells, not EPIPE.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input ?? '');
   });
 }

@@ -77,6 +77,8 @@ function runKubectl(
         else resolve(stdout);
       },
     );
+    // kubectl may exit before reading stdin (`kubectl logs`): its exit status tells, not EPIPE.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input ?? '');
   });
 }
