@@ -36,6 +36,7 @@ describe('buildJob from --image', () => {
       image: 'uats:1',
       command: ['pytest', '-x'],
       envSecret: 'kfx-uat-abcde-env',
+      envKeys: ['NO_PROXY'],
       activeDeadlineSeconds: 3600,
       ttlSecondsAfterFinished: 600,
       expires: '2030-01-01T01:15:00.000Z',
@@ -59,6 +60,15 @@ describe('buildJob from --image', () => {
       image: 'uats:1',
       command: ['pytest', '-x'],
       envFrom: [{ secretRef: { name: 'kfx-uat-abcde-env', optional: true } }],
+      // Also in env, where a webhook's injected NO_PROXY (which beats envFrom) would otherwise win.
+      env: [
+        {
+          name: 'NO_PROXY',
+          valueFrom: {
+            secretKeyRef: { name: 'kfx-uat-abcde-env', key: 'NO_PROXY', optional: true },
+          },
+        },
+      ],
     });
   });
 
@@ -94,6 +104,39 @@ describe('buildJob from --image', () => {
     expect(() => buildJob({ ...base, image: 'x', junitFile: '/r.xml' })).toThrow(
       /--junit-file needs the suite's command/,
     );
+  });
+});
+
+describe('the env file in the suite', () => {
+  it('sets each key in env from the Secret, leaving a container its own entries', () => {
+    const { job } = buildJob({
+      ...base,
+      image: 'uats:1',
+      envSecret: 'env',
+      envKeys: ['HTTP_PROXY', 'NO_PROXY'],
+      manifest: readJobManifest(
+        `apiVersion: batch/v1
+kind: Job
+metadata: { name: t }
+spec:
+  template:
+    spec:
+      containers:
+        - name: suite
+          image: x
+          env: [{ name: NO_PROXY, value: .corp }]
+`,
+        'job.yaml',
+      ),
+      manifestSource: 'job.yaml',
+    });
+    expect(podSpec(job)?.containers[0]?.env).toEqual([
+      { name: 'NO_PROXY', value: '.corp' },
+      {
+        name: 'HTTP_PROXY',
+        valueFrom: { secretKeyRef: { name: 'env', key: 'HTTP_PROXY', optional: true } },
+      },
+    ]);
   });
 });
 

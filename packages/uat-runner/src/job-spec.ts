@@ -1,9 +1,10 @@
 // The suite's Job: from `--image`/`--command`, or from a Job manifest (`--job FILE`) with the
 // runner's defaults added (backoffLimit 0, restartPolicy Never, service account default-editor,
 // a deadline and a time to live after it ends, so that the cluster stops and removes it even if
-// the runner dies), the env Secret consumed with `envFrom` (optional, so a missing one is no
-// error) and `--filter` passed on as `-k`. Every mistake is reported before anything is created, naming
-// the file and the field.
+// the runner dies), the env Secret consumed with `envFrom` and each of its keys also in `env`
+// (so that nothing injected at admission overrides them; optional, so a missing Secret is no
+// error), and `--filter` passed on as `-k`. Every mistake is reported before anything is
+// created, naming the file and the field.
 import type { V1Container, V1Job } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { wrapWithJunitFile } from './junit-wrapper.js';
@@ -34,6 +35,11 @@ export interface JobInput {
   filter?: string | undefined;
   /** A Secret every container reads with `envFrom` (optional: true). */
   envSecret?: string | undefined;
+  /**
+   * Its keys: each is also set in `env` from the Secret, so that a variable a mutating webhook
+   * injects at admission (an explicit `env` entry wins over `envFrom`) cannot override it.
+   */
+  envKeys?: readonly string[] | undefined;
   podAnnotations?: Record<string, string> | undefined;
   /** A JUnit file the suite writes; the command is wrapped to print it between markers. */
   junitFile?: string | undefined;
@@ -112,12 +118,22 @@ export function buildJob(input: JobInput): BuiltJob {
     );
   }
   configureMain(main, `${CONTAINERS}[${index}]`, source, input);
-  if (input.envSecret !== undefined) {
+  const secret = input.envSecret;
+  if (secret !== undefined) {
     for (const container of containers) {
       container.envFrom = [
         ...(container.envFrom ?? []),
-        { secretRef: { name: input.envSecret, optional: true } },
+        { secretRef: { name: secret, optional: true } },
       ];
+      // The container's own `env` entries win, as they would over envFrom.
+      const own = new Set((container.env ?? []).map((e) => e.name));
+      const fromSecret = (input.envKeys ?? [])
+        .filter((key) => !own.has(key))
+        .map((key) => ({
+          name: key,
+          valueFrom: { secretKeyRef: { name: secret, key, optional: true } },
+        }));
+      if (fromSecret.length > 0) container.env = [...(container.env ?? []), ...fromSecret];
     }
   }
   return { job, name, container: main.name };

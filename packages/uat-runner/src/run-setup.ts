@@ -51,6 +51,7 @@ export function checkInput(
     serviceAccountName: options.serviceAccountName,
     filter: options.filter,
     envSecret: hasEnv(options) ? envSecretName(runId) : undefined,
+    envKeys: Object.keys(options.env ?? {}),
     podAnnotations: options.podAnnotations,
     junitFile: options.junitFile,
     activeDeadlineSeconds: Math.ceil((options.timeoutMs ?? RUN_DEFAULTS.timeoutMs) / 1000),

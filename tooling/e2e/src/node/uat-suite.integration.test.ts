@@ -2,8 +2,9 @@
 // script that runs two checks and writes JUnit) runs as the Job. One check reaches an origin
 // through the proxy the run passes in with --env (squid logs the suite's pod), so the settings
 // really arrive in the container; the JUnit file is printed by the runner's wrapper inside the
-// container. A passing suite exits 0 with its real log and JUnit, a failing one exits 1, and
-// Ctrl-C in the middle exits 130 with nothing left in the cluster.
+// container. A passing suite exits 0 with its real log and JUnit, a failing one exits 1, the
+// --env proxy settings win over what kfx-webhook injects, and Ctrl-C in the middle exits 130 with
+// nothing left in the cluster.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,14 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appEntry } from '../apps.js';
 import { exists } from '../cluster.js';
+import { startWebhookFromChart } from '../webhook-server.js';
 import { onRealNode, realNodeAvailable } from './pods.js';
 
 const SUITE = `#!/bin/sh
 # Two checks reported as pytest reports them, JUnit in /tmp/junit.xml.
 echo "============================= test session starts =============================="
 echo "collected 2 items"
+echo "NO_PROXY seen by the suite: $NO_PROXY"
 fail=0
 cases=""
 if fetch "$ORIGIN_URL" > /tmp/body; then
@@ -169,6 +172,27 @@ describe.skipIf(!realNodeAvailable)(
       const junit = readFileSync(join(dir, 'fail', 'junit.xml'), 'utf8');
       expect(junit).toContain('failures="1"');
       expect(junit).toContain('<failure message="asked to fail"/>');
+      await nothingLeft();
+    });
+
+    it('keeps the --env proxy settings although kfx-webhook injects its own', async () => {
+      const webhook = await startWebhookFromChart({
+        values: {
+          proxyInjector: {
+            config: { httpProxy: egress.proxy.url, noProxy: ['.injected.example'] },
+          },
+        },
+        kubeconfigPath: env.kubeconfigPath,
+        dir: join(dir, 'webhook'),
+      });
+      try {
+        const { code, stdout } = await uatRun('webhook', { NO_PROXY: '.from-env-file.example' });
+        expect(code, stdout).toBe(0);
+        const log = readFileSync(join(dir, 'webhook', 'uat.log'), 'utf8');
+        expect(log).toContain('NO_PROXY seen by the suite: .from-env-file.example\n');
+      } finally {
+        await webhook.stop();
+      }
       await nothingLeft();
     });
 
