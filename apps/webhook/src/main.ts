@@ -132,6 +132,7 @@ async function main(args: string[]): Promise<number | undefined> {
   } catch (error) {
     logger.fatal({ err: error }, 'cannot start');
     process.stderr.write(`kfx-webhook: cannot start: ${(error as Error).message}\n`);
+    client?.close();
     return 1;
   }
   closeOnSignals(

@@ -42,10 +42,12 @@ describe('webhook life cycle hooks', () => {
     expect(cached.events).toEqual(['start', 'stop']);
   });
 
-  it('fails start() naming the webhook when its start hook fails', async () => {
+  it('fails start() naming the webhook when its start hook fails, and stops what it started', async () => {
     const cached = cachedWebhook(true);
     await expect(startTestServer({ webhooks: [cached.webhook] })).rejects.toThrow(
       'webhook cached failed to start: cannot list ConfigMaps',
     );
+    // A half-started webhook (caches retrying) would keep the process alive.
+    expect(cached.events).toEqual(['start', 'stop']);
   });
 });

@@ -9,6 +9,7 @@ export interface Readiness {
 }
 
 export function webhookLifecycle(webhooks: readonly Webhook[], log: Logger) {
+  /** Every webhook whose start ran, whether it finished: a failed start may leave parts running. */
   const started: Webhook[] = [];
   return {
     /** Starts every webhook that has a start hook; rejects naming the first that fails. */
@@ -16,9 +17,9 @@ export function webhookLifecycle(webhooks: readonly Webhook[], log: Logger) {
       await Promise.all(
         webhooks.map(async (webhook) => {
           if (!webhook.start) return;
+          started.push(webhook);
           try {
             await webhook.start();
-            started.push(webhook);
           } catch (error) {
             const message = `webhook ${webhook.name} failed to start: ${(error as Error).message}`;
             throw new Error(message, { cause: error });
@@ -26,7 +27,7 @@ export function webhookLifecycle(webhooks: readonly Webhook[], log: Logger) {
         }),
       );
     },
-    /** Stops the webhooks that started; a failing stop is logged, not thrown. */
+    /** Stops the webhooks whose start ran; a failing stop is logged, not thrown. */
     async stop(): Promise<void> {
       const stopping = started.splice(0).map(async (webhook) => {
         try {

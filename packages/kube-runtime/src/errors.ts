@@ -134,6 +134,9 @@ const hasStatus = (error: unknown, status: number): boolean =>
   error instanceof KubeApiError && error.status === status;
 
 export const isNotFound = (error: unknown): boolean => hasStatus(error, 404);
+/** 401 or 403: the credentials are refused, or lack a permission. */
+export const isUnauthorized = (error: unknown): boolean =>
+  hasStatus(error, 401) || hasStatus(error, 403);
 export const isConflict = (error: unknown): boolean => hasStatus(error, 409);
 export const isAlreadyExists = (error: unknown): boolean =>
   hasStatus(error, 409) && (error as KubeApiError).reason === 'AlreadyExists';

@@ -14,6 +14,7 @@ export {
   isConflict,
   isGone,
   isNotFound,
+  isUnauthorized,
   isTooManyRequests,
   KubeApiError,
   type Status,

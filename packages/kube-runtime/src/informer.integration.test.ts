@@ -184,3 +184,39 @@ describe('informer on a real apiserver', () => {
     await informer.stop();
   });
 });
+
+describe('an informer without the rights to list', () => {
+  it('tells whoever waits for its first sync, naming the request, and syncs once granted', async () => {
+    const user = env.userKubeconfig('no-rights');
+    const denied = KubeClient.fromKubeConfig(user.kubeConfig, { logger });
+    const informer = createInformer(denied, resources.nodes, {
+      logger,
+      backoff: { baseMs: 100, maxMs: 500, jitter: 0 },
+    });
+    informer.start();
+    try {
+      await expect(informer.waitForSync()).rejects.toThrow(
+        /informer nodes cannot sync: .*403.*cannot list resource "nodes"/,
+      );
+      // Permissions are granted later: the informer has kept trying, and now syncs.
+      await client.create(resources.clusterRoles, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'read-nodes' },
+        rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] }],
+      } as KubeObject);
+      await client.create(resources.clusterRoleBindings, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'read-nodes' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-nodes' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'no-rights' }],
+      } as KubeObject);
+      await informer.waitForSync();
+      expect(informer.hasSynced()).toBe(true);
+    } finally {
+      await informer.stop();
+      denied.close();
+    }
+  });
+});

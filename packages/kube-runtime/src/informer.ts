@@ -6,7 +6,7 @@
 import type { Registry } from 'prom-client';
 import { backoffDelay, isAborted, sleep, type BackoffOptions } from './backoff.js';
 import type { KubeClient } from './client.js';
-import { isGone, isTooManyRequests, type KubeApiError } from './errors.js';
+import { isGone, isTooManyRequests, isUnauthorized, type KubeApiError } from './errors.js';
 import { HandlerSet, type InformerEvent, type InformerHandlers } from './informer-handlers.js';
 import { informerMetrics, type InformerMetrics } from './informer-metrics.js';
 import type { Logger } from './logger.js';
@@ -179,6 +179,7 @@ export class Informer<T extends KubeObject> {
       } catch (error) {
         if (isAborted(signal)) break;
         this.#lastError = error instanceof Error ? error.message : String(error);
+        if (!this.#synced && isUnauthorized(error)) this.#refuseStart(error);
         if (isGone(error)) {
           this.#logger.info(
             { resourceVersion: this.#resourceVersion },
@@ -204,6 +205,19 @@ export class Informer<T extends KubeObject> {
         await sleep(wait, signal).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * Missing RBAC or refused credentials do not mend by waiting: whoever waits for the first sync
+   * is told at once, naming the request, instead of waiting forever (the informer retries on, so
+   * a permission granted later still brings it up).
+   */
+  #refuseStart(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    for (const waiter of this.#syncWaiters) {
+      waiter.reject(new Error(`informer ${this.name} cannot sync: ${message}`, { cause: error }));
+    }
+    this.#syncWaiters.clear();
   }
 
   async #list(signal: AbortSignal): Promise<void> {
