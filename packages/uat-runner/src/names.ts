@@ -2,8 +2,6 @@
 // person (or a later clean-up) can tell which run made it, and the time by which that run has
 // ended for certain; names are fixed before anything is created, so an interrupted run still
 // knows what to delete.
-import { randomBytes } from 'node:crypto';
-
 export const MANAGED_BY = 'kfx-uat';
 export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
@@ -30,7 +28,9 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Five lower-case letters or digits: short enough for names, enough for concurrent CI jobs. */
 export function newRunId(): string {
-  return [...randomBytes(5)].map((byte) => ALPHABET.charAt(byte % ALPHABET.length)).join('');
+  // Web Crypto, global in Node: no node:crypto to load for a CLI's --help.
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes].map((byte) => ALPHABET.charAt(byte % ALPHABET.length)).join('');
 }
 
 export function runLabels(runId: string): Record<string, string> {
