@@ -21,7 +21,31 @@ export default defineConfig(
       // Kubernetes objects are plain JSON typed with @kubernetes/client-node's model classes
       // (V1Pod, …), never instances of them: that is the point, not a mistake.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
+      // A package reaches another one through its name (its exports), never through a relative
+      // climb into that package's src or bench: shared test and bench code lives in @kfx/testenv.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./){2,}([^/]+/)+(src|bench)(/|$)',
+              message:
+                "Import another package by its name; shared test and bench code belongs in '@kfx/testenv'.",
+            },
+          ],
+        },
+      ],
     },
+  },
+  {
+    // The admission benchmarks still share admission-core's bench kit (load generator, server
+    // launcher, h2load, the Go peer) by path, until that kit moves into @kfx/testenv.
+    files: [
+      'packages/proxy-injector/bench/*.ts',
+      'packages/pvc-rewriter/bench/*.ts',
+      'apps/webhook/bench/*.ts',
+    ],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

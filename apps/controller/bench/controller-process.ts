@@ -8,15 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@kfx/testenv';
 
-const binary = fileURLToPath(new URL('../../../apps/controller/dist/main.js', import.meta.url));
+const binary = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const running = new Set<ChildProcess>();
 
 /** The node flags of `ENTRYPOINT ["node", <flags>…, "/app/main.js"]` in the Dockerfile. */
 function imageNodeFlags(): string[] {
-  const dockerfile = readFileSync(
-    new URL('../../../apps/controller/Dockerfile', import.meta.url),
-    'utf8',
-  );
+  const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
   const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1];
   if (!entrypoint) throw new Error('apps/controller/Dockerfile has no ENTRYPOINT [...] line');
   const words = JSON.parse(entrypoint) as string[];

@@ -1,5 +1,5 @@
-// Benchmark (not a test) on a real control plane, run with `pnpm run bench` (builds first; this
-// file imports the built packages, and runs the built kfx-controller):
+// Benchmark (not a test) of kfx-controller on a real control plane, run with `pnpm run bench`
+// (builds first; this file imports the built packages, and runs the built kfx-controller):
 //
 // 1. Raw loop: N Profiles, their namespaces (owned by them, as the upstream Kubeflow profile
 //    controller makes them) and their ResourceQuota and LimitRange created by a tight loop of
@@ -12,7 +12,7 @@
 //    reconciles done, and the controller's peak RSS (target ≤ 150 MiB at 500 Profiles).
 // (1) and (2) run side by side for several rounds, since other work on the machine moves the
 // figures; the median ratio is the result. The controller is the built kfx-controller binary
-// (apps/controller/dist/main.js), without leader election so that every write counted is a
+// (dist/main.js of this app), without leader election so that every write counted is a
 // reconcile's.
 import { readFileSync } from 'node:fs';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
