@@ -1,6 +1,7 @@
 // The one tsup configuration factory: every package's tsup.config.ts is a single call to it,
 // so that all of kfx builds the same way (ESM only, Node 22 target, types, source maps).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'tsup';
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -37,8 +38,9 @@ function programName() {
 }
 
 /**
- * Runs before anything else in a binary. @kubernetes/client-node 2.x and undici need Node 22.19
- * or newer and crash deep inside on older ones; kfx is built and tested on 24.
+ * The Node.js version check. @kubernetes/client-node 2.x and undici need Node 22.19 or newer and
+ * crash deep inside on older ones (undici reads zlib's zstd at load); kfx is built and tested on
+ * 24, and `engines` is not checked at run time.
  */
 function nodeCheck(name) {
   const message = `${name} needs Node.js 22.19 or newer (24 LTS recommended); this is Node.js `;
@@ -51,6 +53,25 @@ function nodeCheck(name) {
 }`;
 }
 
+/**
+ * The check as a module of its own, which every output file imports first. An ES module's imports
+ * are evaluated before its body, so a check written inline would run only after the dependencies
+ * had already crashed; the first import is evaluated before the others.
+ */
+const NODE_CHECK_FILE = 'node-check.js';
+const nodeCheckImport = `import './${NODE_CHECK_FILE}';`;
+
+/** Writes the check module next to every emitted .js file (entries may sit in sub-folders). */
+function writeNodeCheck(dir, source) {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  if (entries.some((entry) => entry.isFile() && entry.name.endsWith('.js'))) {
+    writeFileSync(join(dir, NODE_CHECK_FILE), source);
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory()) writeNodeCheck(join(dir, entry.name), source);
+  }
+}
+
 /** @param {import('./index.d.ts').KfxBuildOptions} [options] */
 export function kfxBuild(options = {}) {
   const {
@@ -61,10 +82,13 @@ export function kfxBuild(options = {}) {
     dts = !bin,
     splitting = false,
   } = options;
+  const name = programName();
   const banner = [
-    // Binaries are started directly: give them a shebang, and a plain message instead of a crash
-    // deep in a dependency when the node on PATH is too old (engines is not checked at run time).
-    ...(bin ? ['#!/usr/bin/env node', nodeCheck(programName())] : []),
+    // Binaries are started directly: give them a shebang.
+    ...(bin ? ['#!/usr/bin/env node'] : []),
+    // A plain message instead of a crash deep in a dependency when the Node.js is too old: inline
+    // in a bundle (it is one file, its dependencies inside it), else imported first.
+    bundle ? nodeCheck(name) : nodeCheckImport,
     // Bundled CommonJS dependencies (pino, prom-client) require Node's built-ins, which an ES
     // module can only do through createRequire.
     ...(bundle
@@ -85,6 +109,14 @@ export function kfxBuild(options = {}) {
     splitting,
     treeshake: true,
     ...(bundle ? bundleOptions(external) : {}),
-    ...(banner.length > 0 ? { banner: { js: banner.join('\n') } } : {}),
+    banner: { js: banner.join('\n') },
+    ...(bundle
+      ? {}
+      : {
+          onSuccess: async () => {
+            const source = `// Stops on a Node.js older than kfx supports, with one line saying so.\n${nodeCheck(name)}\n`;
+            writeNodeCheck('dist', source);
+          },
+        }),
   });
 }
