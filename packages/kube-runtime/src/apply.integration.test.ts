@@ -1,11 +1,12 @@
 // applyObject against a real kube-apiserver: it creates, then leaves a steady object alone (no
 // write, proven by counting requests and by the unchanged resourceVersion), repairs drift made
 // by someone else, and removes a field dropped from the desired state. The objects are the kinds
-// kfx's profile controller applies, so the skip is proven on what the server really stores.
+// kfx's profile controller applies, so the skip is proven on what the server really stores. On
+// the package's shared control plane, in a namespace of its own (the Profile is named after it).
 import { readFileSync } from 'node:fs';
-import { CRDS, startControlPlane, toObjects, waitFor, type ControlPlane } from '@kfx/testenv';
+import { CRDS, toObjects, useSharedControlPlane, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyObject } from './apply.js';
 import { KubeClient } from './client.js';
 import { createInformer } from './informer.js';
@@ -13,13 +14,12 @@ import { resources, type KubeObject } from './resources.js';
 
 const logger = pino({ level: 'silent' });
 const fieldManager = 'kfx-controller';
-let env: ControlPlane;
+const env = await useSharedControlPlane(inject('kfxControlPlane'), 'apply');
+const ns = env.namespace;
 let client: KubeClient;
 
 beforeAll(async () => {
-  env = await startControlPlane();
   client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
-  await client.create(resources.namespaces, { metadata: { name: 'team-a' } });
   await reinstallProfileCrd();
 });
 
@@ -57,8 +57,9 @@ async function reinstallProfileCrd(): Promise<void> {
   );
 }
 afterAll(async () => {
+  await client.delete(resources.profiles, ns).catch(() => undefined);
   client.close();
-  await env.stop();
+  await env.release();
 });
 
 async function requests(method?: string): Promise<number> {
@@ -79,7 +80,7 @@ const quota = (
 ) => ({
   apiVersion: 'v1',
   kind: 'ResourceQuota',
-  metadata: { name: 'quotas', namespace: 'team-a', labels },
+  metadata: { name: 'quotas', namespace: ns, labels },
   spec: { hard },
 });
 
@@ -95,7 +96,7 @@ const policyObjects: KubeObject[] = [
   {
     apiVersion: 'v1',
     kind: 'LimitRange',
-    metadata: { name: 'default-container-limits', namespace: 'team-a' },
+    metadata: { name: 'default-container-limits', namespace: ns },
     spec: {
       limits: [
         {
@@ -109,14 +110,14 @@ const policyObjects: KubeObject[] = [
   {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
-    metadata: { name: 'profile-support', namespace: 'team-a' },
+    metadata: { name: 'profile-support', namespace: ns },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'support' }],
   } as KubeObject,
   {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
-    metadata: { name: 'allow-same-namespace', namespace: 'team-a' },
+    metadata: { name: 'allow-same-namespace', namespace: ns },
     spec: {
       podSelector: {},
       policyTypes: ['Ingress', 'Egress'],
@@ -132,13 +133,13 @@ const policyObjects: KubeObject[] = [
   {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'proxy-env', namespace: 'team-a' },
+    metadata: { name: 'proxy-env', namespace: ns },
     data: { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.svc,10.0.0.0/8' },
   } as KubeObject,
   {
     apiVersion: 'kubeflow.org/v1',
     kind: 'Profile',
-    metadata: { name: 'team-a' },
+    metadata: { name: ns },
     spec: {
       owner: { kind: 'User', name: 'alice@example.com' },
       resourceQuotaSpec: { hard: { cpu: '2000m' } },
@@ -169,7 +170,7 @@ describe('applyObject on a real apiserver', () => {
       const key = `${object.kind ?? ''}/${object.metadata?.name ?? ''}`;
       const ref = await client.resolve(object.apiVersion ?? '', object.kind ?? '');
       const live = await client.get(ref, object.metadata?.name ?? '', {
-        namespace: ref.namespaced ? 'team-a' : undefined,
+        namespace: ref.namespaced ? ns : undefined,
       });
       expect(live.metadata?.resourceVersion, key).toBe(versions.get(key));
     }
@@ -181,7 +182,7 @@ describe('applyObject on a real apiserver', () => {
     const live = await client.get<KubeObject & { spec: { hard: Record<string, string> } }>(
       resources.resourceQuotas,
       'quotas',
-      { namespace: 'team-a' },
+      { namespace: ns },
     );
     expect(live.spec.hard).toEqual({ cpu: '1', memory: '1Gi', pods: '10' });
     const writes = await requests('PATCH');
@@ -191,7 +192,7 @@ describe('applyObject on a real apiserver', () => {
 
   it('makes no request at all when reading from an informer cache', async () => {
     const informer = createInformer(client, resources.resourceQuotas, {
-      namespace: 'team-a',
+      namespace: ns,
       logger,
     });
     informer.start();
@@ -217,7 +218,7 @@ describe('applyObject on a real apiserver', () => {
       resources.resourceQuotas,
       'quotas',
       { spec: { hard: { cpu: '64' } } },
-      { namespace: 'team-a', fieldManager: 'kubectl-edit' },
+      { namespace: ns, fieldManager: 'kubectl-edit' },
     );
     const result = await applyObject(client, desired, { fieldManager, logger });
     expect(result.changed).toBe(true);
@@ -250,7 +251,9 @@ describe('applyObject on a real apiserver', () => {
     await expect(
       applyObject(client, quota({ cpu: 'lots' }), { fieldManager, logger }),
     ).rejects.toThrow(
-      /^PATCH resourcequotas team-a\/quotas: .*quantities must match the regular expression/,
+      new RegExp(
+        `^PATCH resourcequotas ${ns}/quotas: .*quantities must match the regular expression`,
+      ),
     );
     await expect(
       applyObject(

@@ -1,7 +1,8 @@
 // Events on a real apiserver: what `kubectl describe` shows, repeats folded into one Event with
-// a count, cluster-scoped objects' events in `default`, and a recorder that never throws.
-import { startControlPlane, type ControlPlane } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// a count, cluster-scoped objects' events in `default`, and a recorder that never throws. On the
+// package's shared control plane, in a namespace of its own.
+import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from './client.js';
 import { EventRecorder } from './events.js';
 import { resources, type KubeObject } from './resources.js';
@@ -19,17 +20,18 @@ interface Event extends KubeObject {
 }
 
 const { logger, records } = recordingLogger();
-let env: ControlPlane;
+let env: SharedControlPlane;
 let client: KubeClient;
+let ns: string;
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'events');
+  ns = env.namespace;
   client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
-  await client.create(resources.namespaces, { metadata: { name: 'team-a' } });
 });
 afterAll(async () => {
   client.close();
-  await env.stop();
+  await env.release();
 });
 
 const eventsAbout = async (namespace: string, name: string) =>
@@ -45,7 +47,7 @@ describe('EventRecorder', () => {
     const quota = await client.create(resources.resourceQuotas, {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
-      metadata: { name: 'quotas', namespace: 'team-a' },
+      metadata: { name: 'quotas', namespace: ns },
       spec: { hard: { cpu: '1' } },
     });
     const recorder = new EventRecorder({ client, component: 'kfx-controller', logger });
@@ -63,7 +65,7 @@ describe('EventRecorder', () => {
       message: 'quotas.statcan.gc.ca/memory: "lots" is not a quantity',
     });
 
-    const events = await eventsAbout('team-a', 'quotas');
+    const events = await eventsAbout(ns, 'quotas');
     expect(events).toHaveLength(2);
     const applied = events.find((e) => e.reason === 'QuotaApplied');
     expect(applied).toMatchObject({
@@ -73,7 +75,7 @@ describe('EventRecorder', () => {
       involvedObject: {
         kind: 'ResourceQuota',
         name: 'quotas',
-        namespace: 'team-a',
+        namespace: ns,
         uid: quota.metadata.uid,
       },
       source: { component: 'kfx-controller' },
@@ -85,21 +87,23 @@ describe('EventRecorder', () => {
   });
 
   it('puts events about cluster-scoped objects in the default namespace', async () => {
+    // Named after the file's namespace, so that no other file's Profile has its name.
     const profile = await client.create(resources.profiles, {
       apiVersion: 'kubeflow.org/v1',
       kind: 'Profile',
-      metadata: { name: 'team-b' },
+      metadata: { name: ns },
       spec: { owner: { kind: 'User', name: 'bob@example.com' } },
     });
     await new EventRecorder({ client, component: 'kfx-controller', logger }).record(profile, {
       type: 'Normal',
       reason: 'NamespaceCreated',
-      message: 'namespace team-b created',
+      message: `namespace ${ns} created`,
     });
-    const [event] = await eventsAbout('default', 'team-b');
+    const [event] = await eventsAbout('default', ns);
+    await client.delete(resources.profiles, ns);
     expect(event?.involvedObject).toMatchObject({
       kind: 'Profile',
-      name: 'team-b',
+      name: ns,
       uid: profile.metadata.uid,
     });
     expect(event?.involvedObject.namespace).toBeUndefined();
@@ -112,7 +116,7 @@ describe('EventRecorder', () => {
     const object = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: 'x', namespace: 'team-a', uid: 'u' },
+      metadata: { name: 'x', namespace: ns, uid: 'u' },
     };
     await expect(
       recorder.record(object, { type: 'Normal', reason: 'Test', message: 'm' }),

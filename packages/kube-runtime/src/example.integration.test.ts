@@ -1,9 +1,10 @@
 // The README's controller (examples/tenant-proxy-controller.ts) on a real control plane: it
 // creates what is missing, repairs drift and deletions, records Events, serves readiness and
-// metrics, and in a steady state its resyncs reconcile without a single write.
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+// metrics, and in a steady state its resyncs reconcile without a single write. On the package's
+// shared control plane: its two namespaces are named after the file's own.
+import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startController } from '../examples/tenant-proxy-controller.js';
 import { KubeClient } from './client.js';
 import { isNotFound } from './errors.js';
@@ -14,12 +15,16 @@ interface ConfigMap extends KubeObject {
 }
 
 const logger = pino({ level: 'silent' });
-let env: ControlPlane;
+let env: SharedControlPlane;
 let admin: KubeClient;
 let controller: Awaited<ReturnType<typeof startController>>;
+let tenant: string;
+let other: string;
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'example');
+  tenant = `${env.namespace}-tenant`;
+  other = `${env.namespace}-other`;
   admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
   controller = await startController({
     kubeConfig: env.kubeConfig,
@@ -31,8 +36,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await controller.stop();
+  for (const name of [tenant, other]) {
+    await admin.delete(resources.namespaces, name).catch(() => undefined);
+  }
   admin.close();
-  await env.stop();
+  await env.release();
 });
 
 const proxyEnv = (namespace: string) =>
@@ -63,21 +71,21 @@ describe('the example controller', () => {
       (await fetch(`${controller.ops.url}/readyz`)).ok ? true : undefined,
     );
     await admin.create(resources.namespaces, {
-      metadata: { name: 'team-x', labels: { 'kfx.dev/tenant': 'yes' } },
+      metadata: { name: tenant, labels: { 'kfx.dev/tenant': 'yes' } },
     });
-    await admin.create(resources.namespaces, { metadata: { name: 'not-a-tenant' } });
-    const cm = await eventually('the ConfigMap', () => proxyEnv('team-x'));
+    await admin.create(resources.namespaces, { metadata: { name: other } });
+    const cm = await eventually('the ConfigMap', () => proxyEnv(tenant));
     expect(cm.data).toEqual({
       HTTPS_PROXY: 'http://proxy.example:3128',
       NO_PROXY: '.svc,.cluster.local,10.0.0.0/8',
     });
-    expect(await proxyEnv('not-a-tenant')).toBeUndefined();
+    expect(await proxyEnv(other)).toBeUndefined();
     // The Event is written after the ConfigMap: wait for it rather than read it once.
     const reasons = await waitFor(
       async () => {
         const events = await admin.list<KubeObject & { reason?: string }>(resources.events, {
           namespace: 'default',
-          fieldSelector: 'involvedObject.name=team-x',
+          fieldSelector: `involvedObject.name=${tenant}`,
         });
         const found = events.items.map((e) => e.reason);
         return found.includes('ProxyConfigApplied')
@@ -95,19 +103,19 @@ describe('the example controller', () => {
       resources.configMaps,
       'proxy-env',
       { data: { HTTPS_PROXY: 'http://elsewhere:8080' } },
-      { namespace: 'team-x' },
+      { namespace: tenant },
     );
     await eventually('the repair', async () =>
-      (await proxyEnv('team-x'))?.data?.HTTPS_PROXY === 'http://proxy.example:3128'
+      (await proxyEnv(tenant))?.data?.HTTPS_PROXY === 'http://proxy.example:3128'
         ? true
         : undefined,
     );
-    await admin.delete(resources.configMaps, 'proxy-env', { namespace: 'team-x' });
-    await eventually('the re-creation', () => proxyEnv('team-x'));
+    await admin.delete(resources.configMaps, 'proxy-env', { namespace: tenant });
+    await eventually('the re-creation', () => proxyEnv(tenant));
   });
 
   it('makes no write while resyncs reconcile a steady cluster', async () => {
-    const before = await proxyEnv('team-x');
+    const before = await proxyEnv(tenant);
     // Let the informers see the last write, then count over several resyncs.
     await eventually('a quiet moment', async () =>
       (await metric('kfx_controller_queue_depth', 'tenant-proxy')) === 0 ? true : undefined,
@@ -120,7 +128,7 @@ describe('the example controller', () => {
         : undefined,
     );
     expect(await metric('kfx_kube_api_requests_total', 'method="PATCH"')).toBe(patches);
-    expect((await proxyEnv('team-x'))?.metadata?.resourceVersion).toBe(
+    expect((await proxyEnv(tenant))?.metadata?.resourceVersion).toBe(
       before?.metadata?.resourceVersion,
     );
   });

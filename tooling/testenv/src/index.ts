@@ -57,6 +57,13 @@ export {
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
 export { profileNamespace, type ProfileLike } from './profiles.js';
 export { freePort } from './ports.js';
+export {
+  startSharedControlPlane,
+  useSharedControlPlane,
+  type SharedControlPlane,
+  type SharedControlPlaneInfo,
+  type SharedControlPlaneOptions,
+} from './shared-plane.js';
 export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
 export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';
 export { registerWebhook, type WebhookRegistration } from './webhooks.js';

@@ -1,0 +1,129 @@
+// One control plane for all the integration files of a package run: started once by the
+// vitest global set-up, described to the test files as plain data (vitest's provide/inject), and
+// used by each file inside a namespace of its own. Files that must own a plane (they restart the
+// apiserver, need other flags, a real node, or cluster-wide objects of their own) keep calling
+// startControlPlane.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { startControlPlane, type ControlPlaneOptions } from './control-plane.js';
+
+// What @kfx/vitest-config's global set-up provides, typed for `inject` in the test files.
+declare module 'vitest' {
+  interface ProvidedContext {
+    kfxControlPlaneOptions: SharedControlPlaneOptions;
+    kfxControlPlane: SharedControlPlaneInfo | undefined;
+  }
+}
+
+/** What the global set-up hands to test files: JSON, since it crosses process boundaries. */
+export interface SharedControlPlaneInfo {
+  server: string;
+  kubeconfigPath: string;
+  caCert: string;
+  components: readonly string[];
+}
+
+/** The options a package chooses for its shared plane (what its files need from it). */
+export type SharedControlPlaneOptions = Pick<ControlPlaneOptions, 'components' | 'nodes'>;
+
+/** Starts the shared plane; for the global set-up, which stops it after the last file. */
+export async function startSharedControlPlane(
+  options: SharedControlPlaneOptions = {},
+): Promise<{ info: SharedControlPlaneInfo; stop(): Promise<void> }> {
+  const env = await startControlPlane(options);
+  return {
+    info: {
+      server: env.server,
+      kubeconfigPath: env.kubeconfigPath,
+      caCert: env.caCert,
+      components: options.components ?? [],
+    },
+    stop: () => env.stop(),
+  };
+}
+
+/** A test file's share of the plane: admin credentials and a fresh namespace of its own. */
+export interface SharedControlPlane {
+  server: string;
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  caCert: string;
+  /** Created for this file (`<label>-<random>`), labelled `kfx.dev/test-file: <label>`. */
+  namespace: string;
+  /**
+   * A kubeconfig (file and object) acting as another user, for RBAC denials: the admin
+   * impersonating `user` (who is only in system:authenticated).
+   */
+  userKubeconfig(user: string): { path: string; kubeConfig: KubeConfig };
+  /** Another fresh namespace, for a file that needs more than one (deleted by release()). */
+  createNamespace(label: string): Promise<string>;
+  /** Deletes the file's namespaces (the plane itself lives on for the next file). */
+  release(): Promise<void>;
+}
+
+/**
+ * Joins the package's shared plane: `await useSharedControlPlane(inject('kfxControlPlane'),
+ * 'events')` in a `beforeAll`. Throws, naming the fix, when the package has no shared plane.
+ */
+export async function useSharedControlPlane(
+  info: SharedControlPlaneInfo | undefined,
+  label: string,
+): Promise<SharedControlPlane> {
+  if (!info) {
+    throw new Error(
+      "no shared control plane: this package's vitest.config.ts must pass `controlPlane` to kfxTest() (see @kfx/vitest-config)",
+    );
+  }
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(info.kubeconfigPath);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const created: string[] = [];
+  const createNamespace = async (name: string): Promise<string> => {
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .slice(0, 50)
+      .replace(/^-+|-+$/g, '');
+    const namespace = `${slug}-${randomBytes(3).toString('hex')}`;
+    await core.createNamespace({
+      body: { metadata: { name: namespace, labels: { 'kfx.dev/test-file': slug } } },
+    });
+    created.push(namespace);
+    return namespace;
+  };
+  const namespace = await createNamespace(label);
+  return {
+    server: info.server,
+    kubeConfig,
+    kubeconfigPath: info.kubeconfigPath,
+    caCert: info.caCert,
+    namespace,
+    createNamespace,
+    userKubeconfig(user) {
+      const acting = new KubeConfig();
+      acting.loadFromFile(info.kubeconfigPath);
+      const admin = acting.getCurrentUser();
+      if (!admin) throw new Error(`${info.kubeconfigPath}: no current user`);
+      const name = `as-${user}`;
+      acting.users = [...acting.users, { ...admin, name, impersonateUser: user }];
+      acting.contexts = acting.contexts.map((c) =>
+        c.name === acting.currentContext ? { ...c, user: name } : c,
+      );
+      const path = join(mkdtempSync(join(tmpdir(), 'kfx-user-')), 'kubeconfig');
+      writeFileSync(path, acting.exportConfig(), { mode: 0o600 });
+      return { path, kubeConfig: acting };
+    },
+    async release() {
+      // Without kube-controller-manager a deleted namespace stays Terminating with its objects;
+      // the random suffix keeps the next file clear of it either way.
+      for (const name of created.splice(0)) {
+        await core.deleteNamespace({ name }).catch((error: unknown) => {
+          if ((error as { code?: number }).code !== 404) throw error;
+        });
+      }
+    },
+  };
+}
