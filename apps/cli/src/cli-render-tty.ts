@@ -4,7 +4,7 @@
 // line cannot be redrawn.
 import type { RunEvent, StepName, UatResult } from '@kfx/uat-runner';
 import { formatDuration } from '@kfx/uat-runner/options';
-import { resultLine, type Output, type Renderer } from './cli-render.js';
+import { resultLine, type Output, type Renderer } from './cli-render-common.js';
 import { plainText } from './cli-render-plain.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

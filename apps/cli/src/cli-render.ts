@@ -1,23 +1,11 @@
 // How `kfx uat run` shows a run: a live step list with spinners on a terminal, plain timestamped
 // lines in CI (no TTY, or CI set), JSON lines for machines. All three read the same events.
-import type { RunEvent, UatResult } from '@kfx/uat-runner';
 import { JsonRenderer } from './cli-render-json.js';
 import { PlainRenderer } from './cli-render-plain.js';
 import { TtyRenderer } from './cli-render-tty.js';
+import type { Output, Renderer } from './cli-render-common.js';
 
-export interface Renderer {
-  event(event: RunEvent): void;
-  result(result: UatResult): void;
-  /** Stops timers (spinners); output already written stays. */
-  close(): void;
-}
-
-export interface Output {
-  write(text: string): void;
-  isTTY: boolean;
-  /** Terminal width, for lines that must not wrap. */
-  columns: number;
-}
+export { resultLine, type Output, type Renderer } from './cli-render-common.js';
 
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -45,12 +33,4 @@ export function stdoutOutput(): Output {
     isTTY: process.stdout.isTTY,
     columns: process.stdout.columns || 100,
   };
-}
-
-/** The closing line every text format ends with: outcome, reason, exit code. */
-export function resultLine(result: UatResult): string {
-  const junit = result.junit
-    ? ` — JUnit: ${result.junit.tests} tests, ${result.junit.failures} failures, ${result.junit.errors} errors`
-    : '';
-  return `${result.outcome.toUpperCase()}: ${result.reason}${junit} (exit ${result.exitCode}, ${result.durationSeconds.toFixed(1)}s)`;
 }

@@ -12,8 +12,10 @@ import { defaultLogger, type Logger } from './logger.js';
 import { counter, histogram } from './metrics.js';
 import { retryDelay, type RetryOptions } from './retry-policy.js';
 import { Transport } from './transport.js';
-import { KubeVerbs } from './verbs.js';
+import { KubeVerbs, type Query, type RequestOptions } from './verbs.js';
 import type { ResourceRef } from './resources.js';
+
+export type { Query, RequestOptions } from './verbs.js';
 
 export interface KubeClientOptions {
   /** User-Agent header. Default `kfx-kube-runtime`. */
@@ -30,20 +32,6 @@ export interface KubeClientOptions {
   timeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
   logger?: Logger | undefined;
-}
-
-export type Query = Record<string, string | number | boolean | undefined>;
-
-export interface RequestOptions {
-  query?: Query | undefined;
-  /** A string is sent as it is; anything else as JSON. */
-  body?: unknown;
-  /** Default `application/json` when there is a body. */
-  contentType?: string | undefined;
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  /** The verb for metrics when it differs from the method (`WATCH`). */
-  metricVerb?: string | undefined;
 }
 
 export class KubeClient extends KubeVerbs {

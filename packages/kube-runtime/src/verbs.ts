@@ -4,7 +4,20 @@ import type { IncomingMessage } from 'node:http';
 import { isGone, type Status } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceRef } from './resources.js';
 import { readWatchEvents, type WatchEvent } from './watch.js';
-import type { Query, RequestOptions } from './client.js';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query | undefined;
+  /** A string is sent as it is; anything else as JSON. */
+  body?: unknown;
+  /** Default `application/json` when there is a body. */
+  contentType?: string | undefined;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  /** The verb for metrics when it differs from the method (`WATCH`). */
+  metricVerb?: string | undefined;
+}
 
 interface Common {
   signal?: AbortSignal | undefined;

@@ -8,7 +8,7 @@
 import type { V1ConfigMap, V1Volume } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
 import type { ProxyInjectorConfig } from './config.js';
-import type { VariableFamily } from './settings.js';
+import type { VariableFamily } from './variables.js';
 
 export type CaBundleConfig = NonNullable<ProxyInjectorConfig['caBundle']>;
 

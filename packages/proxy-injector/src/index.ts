@@ -95,9 +95,8 @@ export {
   type Environment,
   type InjectionPlan,
   type ProxySettings,
-  type Variable,
-  type VariableFamily,
 } from './settings.js';
+export type { Variable, VariableFamily } from './variables.js';
 export {
   createInjectionAudit,
   InjectionAudit,

@@ -8,6 +8,7 @@ import { clusterNoProxy } from './discovery/cluster-no-proxy.js';
 import type { DiscoveredNetwork } from './discovery/network.js';
 import { javaProxyOptions, type JavaOptions } from './java-options.js';
 import { mergeNoProxyGroups, type NoProxyGroup } from './no-proxy.js';
+import type { VariableFamily } from './variables.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -26,18 +27,6 @@ export interface ProxySettings {
   nodeUseEnvProxy: boolean;
   javaToolOptions: boolean;
   excludeContainers: readonly string[];
-}
-
-export interface Variable {
-  name: string;
-  value: string;
-}
-
-/** Variables that count as one setting: a container that sets any of them keeps all of them. */
-export interface VariableFamily {
-  /** Lower-case names: a container setting `HTTP_PROXY` or `http_proxy` owns the family. */
-  owners: readonly string[];
-  variables: readonly Variable[];
 }
 
 export interface InjectionPlan {

@@ -11,7 +11,11 @@ import type {
   V1Validation,
 } from '@kubernetes/client-node';
 import { LABELS, MANAGED_BY } from './names.js';
-import type { RbacSubject } from './rbac.js';
+
+export type RbacSubject =
+  | { kind: 'ServiceAccount'; name: string; namespace: string }
+  | { kind: 'User'; name: string }
+  | { kind: 'Group'; name: string };
 
 export interface PolicyInput {
   name: string;

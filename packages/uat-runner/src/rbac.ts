@@ -17,14 +17,11 @@ import type { KubeObject } from '@kfx/kube-runtime';
 import { stringify } from 'yaml';
 import { DEFAULT_RBAC_NAME, isDnsLabel, runnerRoleName } from './names.js';
 import { UatInputError } from './outcome.js';
-import { admissionPolicy } from './rbac-policy.js';
+import { admissionPolicy, type RbacSubject } from './rbac-policy.js';
 import { NAMESPACED_RULES } from './rbac-rules.js';
 import { RUN_DEFAULTS } from './run-options.js';
 
-export type RbacSubject =
-  | { kind: 'ServiceAccount'; name: string; namespace: string }
-  | { kind: 'User'; name: string }
-  | { kind: 'Group'; name: string };
+export type { RbacSubject } from './rbac-policy.js';
 
 export interface RbacOptions {
   /** Name of the objects. Default `kfx-uat-runner`. */

@@ -11,7 +11,14 @@ import {
 import { CliError, EXIT } from '../cli-exit.js';
 import { cliLogger, kubeClient } from '../cli-kube.js';
 import { globalOptions } from '../cli-options.js';
-import type { CleanFlags } from './uat-clean.js';
+
+export interface CleanFlags {
+  profile?: string | undefined;
+  runId?: string | undefined;
+  runnerRole: string;
+  timeout: string;
+  output: 'text' | 'json';
+}
 
 export async function clean(this: Command): Promise<void> {
   const flags = this.opts<CleanFlags>();

@@ -4,14 +4,6 @@
 import { Command, Option } from 'commander';
 import { formatDuration, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 
-export interface CleanFlags {
-  profile?: string | undefined;
-  runId?: string | undefined;
-  runnerRole: string;
-  timeout: string;
-  output: 'text' | 'json';
-}
-
 export function uatCleanCommand(): Command {
   return new Command('clean')
     .description('Remove what dead `kfx uat run`s left behind, sparing runs that may be alive.')

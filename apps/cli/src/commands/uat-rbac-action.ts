@@ -4,7 +4,16 @@ import type { Command } from 'commander';
 import { parseServiceAccount, rbacYaml, type RbacSubject } from '@kfx/uat-runner';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
-import type { RbacFlags } from './uat-rbac.js';
+
+export interface RbacFlags {
+  name: string;
+  profile?: string;
+  owner: string;
+  serviceAccount?: string;
+  user?: string;
+  group?: string;
+  editorClusterRole: string;
+}
 
 export function printRbac(this: Command): void {
   const flags = this.opts<RbacFlags>();

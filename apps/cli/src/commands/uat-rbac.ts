@@ -4,16 +4,6 @@
 import { Command } from 'commander';
 import { DEFAULT_RBAC_NAME, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 
-export interface RbacFlags {
-  name: string;
-  profile?: string;
-  owner: string;
-  serviceAccount?: string;
-  user?: string;
-  group?: string;
-  editorClusterRole: string;
-}
-
 export function uatRbacCommand(): Command {
   return new Command('rbac')
     .description('Print the least-privilege RBAC that `kfx uat run` and `kfx uat clean` need.')

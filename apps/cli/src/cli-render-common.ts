@@ -1,0 +1,25 @@
+// What the three renderers of `kfx uat run` share: the renderer shape, where output goes and
+// the closing line. cli-render.ts picks one.
+import type { RunEvent, UatResult } from '@kfx/uat-runner';
+
+export interface Renderer {
+  event(event: RunEvent): void;
+  result(result: UatResult): void;
+  /** Stops timers (spinners); output already written stays. */
+  close(): void;
+}
+
+export interface Output {
+  write(text: string): void;
+  isTTY: boolean;
+  /** Terminal width, for lines that must not wrap. */
+  columns: number;
+}
+
+/** The closing line every text format ends with: outcome, reason, exit code. */
+export function resultLine(result: UatResult): string {
+  const junit = result.junit
+    ? ` — JUnit: ${result.junit.tests} tests, ${result.junit.failures} failures, ${result.junit.errors} errors`
+    : '';
+  return `${result.outcome.toUpperCase()}: ${result.reason}${junit} (exit ${result.exitCode}, ${result.durationSeconds.toFixed(1)}s)`;
+}
