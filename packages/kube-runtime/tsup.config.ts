@@ -1,3 +1,3 @@
 import { kfxBuild } from '@kfx/tsup-config';
 
-export default kfxBuild();
+export default kfxBuild({ entry: ['src/index.ts', 'src/serving.ts'] });

@@ -4,8 +4,7 @@ import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { AnyRequest, AnyResponse } from './http-answers.js';
-import { TLS_SETTINGS } from './serving-tls.js';
-import type { TlsPair } from './tls-files.js';
+import { TLS_SETTINGS, type TlsPair } from './serving-tls.js';
 
 export interface HttpsServerOptions {
   bodyTimeoutMs: number;

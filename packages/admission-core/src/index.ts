@@ -29,7 +29,7 @@ export { admissionReviewFor, type ReviewFor } from './review-builder.js';
 export { createAdmissionServer, type AdmissionServer } from './server.js';
 export type { AdmissionServerOptions } from './server-options.js';
 export { closeOnSignals, type CloseOnSignalsOptions } from './signals.js';
-export type { TlsFiles, TlsPair } from './tls-files.js';
+export type { TlsFiles, TlsPair } from './serving-tls.js';
 export {
   defineMutatingWebhook,
   defineValidatingWebhook,

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { DEFAULT_JSON_LIMITS, MAX_JSON_DEPTH_LIMIT } from './json-shape.js';
-import type { TlsFiles, TlsPair } from './tls-files.js';
+import type { TlsFiles, TlsPair } from './serving-tls.js';
 import type { Webhook } from './webhook.js';
 
 export interface AdmissionServerOptions {

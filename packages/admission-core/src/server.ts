@@ -2,6 +2,7 @@
 // reload from disk, a separate metrics port, readiness, and a graceful close that lets every
 // admission in flight finish.
 import type { Http2SecureServer } from 'node:http2';
+import { startOpsServer, type OpsServer } from '@kfx/kube-runtime/serving';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { trackConnections, type ConnectionDrain } from './connection-drain.js';
@@ -9,10 +10,8 @@ import { createRequestHandler } from './handle-request.js';
 import { createHttpsServer, listenError, listenOn } from './https-server.js';
 import { createInFlight } from './in-flight.js';
 import { createAdmissionMetrics, type AdmissionMetrics } from './metrics.js';
-import { createMetricsServer, type MetricsServer } from './metrics-server.js';
 import { resolveOptions, type AdmissionServerOptions } from './server-options.js';
-import { loadServingTls, reloadServingTls } from './serving-tls.js';
-import type { TlsWatcher } from './tls-files.js';
+import { loadServingTls, type TlsWatcher } from './serving-tls.js';
 import { webhookLifecycle, type Readiness } from './webhook-lifecycle.js';
 
 export interface AdmissionServer {
@@ -41,7 +40,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
   let server: Http2SecureServer | undefined;
   let drain: ConnectionDrain | undefined;
   let watcher: TlsWatcher | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let metricsServer: OpsServer | undefined;
 
   const handler = createRequestHandler({
     webhooks: config.webhooks,
@@ -83,9 +82,9 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
 
   async function listen() {
     const tlsOptions = { metrics, log, pollIntervalMs: config.tlsPollIntervalMs };
-    const pair = await loadServingTls(config.tls, tlsOptions);
+    const tls = await loadServingTls(config.tls, tlsOptions);
     await lifecycle.start();
-    const secure = createHttpsServer(pair, handler, {
+    const secure = createHttpsServer(tls.pair, handler, {
       bodyTimeoutMs: config.bodyTimeoutMs,
       log,
       maxConnections: config.maxConnections,
@@ -99,21 +98,22 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     secure.on('error', (error) => {
       log.error({ err: error }, 'HTTPS server error');
     });
-    watcher = reloadServingTls(
-      config.tls,
-      pair,
-      (context) => {
-        secure.setSecureContext(context);
-      },
-      tlsOptions,
-    );
+    watcher = tls.watch((context) => {
+      secure.setSecureContext(context);
+    });
     let metricsPort: number | undefined;
     if (config.metricsPort !== false) {
-      metricsServer = createMetricsServer(registry, log);
       const { metricsPort: wanted, metricsHost } = config;
-      metricsPort = await metricsServer.start(wanted, metricsHost).catch((error: unknown) => {
+      metricsServer = await startOpsServer({
+        port: wanted,
+        host: metricsHost,
+        registry,
+        readiness,
+        logger: log,
+      }).catch((error: unknown) => {
         throw listenError('metricsPort', wanted, metricsHost, error);
       });
+      metricsPort = metricsServer.port;
     }
     state = 'ready';
     const paths = config.webhooks.map((w) => w.path);

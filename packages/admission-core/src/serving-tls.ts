@@ -1,17 +1,24 @@
 // The serving certificate: loaded at start, installed on the server again whenever its files
 // change (new handshakes get it, open connections keep theirs), reported in logs and metrics.
-import { X509Certificate } from 'node:crypto';
+// Reading, checking and watching the files is kube-runtime's TLS watcher, shared with the
+// kube-api-exposer.
+import type { X509Certificate } from 'node:crypto';
 import type { SecureContextOptions } from 'node:tls';
-import type { Logger } from 'pino';
-import type { AdmissionMetrics } from './metrics.js';
 import {
   checkTlsPair,
-  readTlsFiles,
+  loadTlsFiles,
   watchTlsFiles,
-  type TlsFiles,
+  type TlsFiles as WatchedFiles,
   type TlsPair,
   type TlsWatcher,
-} from './tls-files.js';
+} from '@kfx/kube-runtime/serving';
+import type { Logger } from 'pino';
+import type { AdmissionMetrics } from './metrics.js';
+
+export type { TlsPair, TlsWatcher };
+
+/** The serving certificate and key files (a cert-manager Secret's tls.crt and tls.key). */
+export type TlsFiles = Omit<WatchedFiles, 'caFile'>;
 
 /** TLS 1.2 is the floor; Node's defaults choose the ciphers. */
 export const TLS_SETTINGS: SecureContextOptions = { minVersion: 'TLSv1.2' };
@@ -22,45 +29,49 @@ export interface ServingTlsOptions {
   pollIntervalMs: number;
 }
 
-function report(pair: TlsPair, options: ServingTlsOptions, why: string): void {
-  const certificate = new X509Certificate(pair.cert);
+function report(certificate: X509Certificate, options: ServingTlsOptions, why: string): void {
   options.metrics.certificateExpiry.set(Date.parse(certificate.validTo) / 1000);
   const { subject, validTo, serialNumber: serial } = certificate;
   options.log.info({ subject, validTo, serial }, why);
 }
 
-/** Reads (files) or takes (PEM strings) the pair and checks that the key fits the certificate. */
-export async function loadServingTls(tls: TlsFiles | TlsPair, options: ServingTlsOptions) {
-  let pair: TlsPair;
-  if ('certFile' in tls) {
-    pair = await readTlsFiles(tls);
-  } else {
-    pair = { cert: tls.cert, key: tls.key };
-    checkTlsPair(pair, 'the tls option');
-  }
-  report(pair, options, 'serving certificate loaded');
-  return pair;
+export interface ServingTls {
+  pair: TlsPair;
+  /** Watches the files (nothing to watch for PEM strings) and installs each new, valid pair. */
+  watch(install: (context: SecureContextOptions) => void): TlsWatcher | undefined;
 }
 
-/** Watches the files (nothing to watch for PEM strings) and installs each new, valid pair. */
-export function reloadServingTls(
+/** Reads (files) or takes (PEM strings) the pair and checks that the key fits the certificate. */
+export async function loadServingTls(
   tls: TlsFiles | TlsPair,
-  current: TlsPair,
-  install: (context: SecureContextOptions) => void,
   options: ServingTlsOptions,
-): TlsWatcher | undefined {
-  if (!('certFile' in tls)) return undefined;
+): Promise<ServingTls> {
+  if (!('certFile' in tls)) {
+    const pair = { cert: tls.cert, key: tls.key };
+    report(checkTlsPair(pair, 'the tls option'), options, 'serving certificate loaded');
+    return { pair, watch: () => undefined };
+  }
+  const files = { certFile: tls.certFile, keyFile: tls.keyFile };
+  const loaded = await loadTlsFiles(files);
+  report(loaded.certificate, options, 'serving certificate loaded');
   const { metrics, log } = options;
-  return watchTlsFiles(tls, current, {
-    pollIntervalMs: options.pollIntervalMs,
-    onChange: (next) => {
-      install({ ...TLS_SETTINGS, ...next });
-      metrics.tlsReloads.inc({ result: 'success' });
-      report(next, options, 'serving certificate reloaded');
-    },
-    onError: (error) => {
-      metrics.tlsReloads.inc({ result: 'error' });
-      log.warn({ err: error }, 'TLS files changed but cannot be used; keeping the current ones');
-    },
-  });
+  return {
+    pair: { cert: loaded.cert, key: loaded.key },
+    watch: (install) =>
+      watchTlsFiles(files, loaded, {
+        pollIntervalMs: options.pollIntervalMs,
+        onChange: (next) => {
+          install({ ...TLS_SETTINGS, cert: next.cert, key: next.key });
+          metrics.tlsReloads.inc({ result: 'success' });
+          report(next.certificate, options, 'serving certificate reloaded');
+        },
+        onError: (error) => {
+          metrics.tlsReloads.inc({ result: 'error' });
+          log.warn(
+            { err: error },
+            'TLS files changed but cannot be used; keeping the current ones',
+          );
+        },
+      }),
+  };
 }

@@ -1,3 +1,4 @@
+import { createCertificateAuthority } from '@kfx/dev-certs';
 import { describe, expect, it } from 'vitest';
 import { createAdmissionServer } from './server.js';
 import {
@@ -76,8 +77,22 @@ describe('createAdmissionServer options', () => {
     expect(() => createAdmissionServer(options)).toThrow(message);
   });
 
-  it('refuses a key that does not belong to the certificate on start', async () => {
+  it('refuses text that is not a certificate, and a key that does not belong to it, on start', async () => {
     const server = createAdmissionServer({ webhooks: [webhook], tls, metricsPort: false, port: 0 });
-    await expect(server.start()).rejects.toThrow('TLS certificate and key from the tls option');
+    await expect(server.start()).rejects.toThrow(
+      'TLS certificate from the tls option: not a PEM certificate',
+    );
+    const ca = createCertificateAuthority();
+    const { cert } = ca.issue({ commonName: 'one' });
+    const { key } = ca.issue({ commonName: 'another' });
+    const mismatched = createAdmissionServer({
+      webhooks: [webhook],
+      tls: { cert, key },
+      metricsPort: false,
+      port: 0,
+    });
+    await expect(mismatched.start()).rejects.toThrow(
+      /^TLS certificate and key from the tls option: .*key values mismatch/,
+    );
   });
 });

@@ -1,5 +1,7 @@
-// The small plain-HTTP server a controller exposes to the kubelet and Prometheus: /healthz
-// (liveness), /readyz (503 with the reasons when not ready) and /metrics (Prometheus text).
+// The small plain-HTTP server a controller, a webhook or a proxy exposes to the kubelet and
+// Prometheus: /healthz (liveness), /readyz (503 with the reasons when not ready) and /metrics
+// (Prometheus text). Plain HTTP on a port of its own, so scraping needs no TLS client certificate
+// and never shares a port (or a NetworkPolicy rule) with the traffic the process serves.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -13,7 +15,7 @@ export interface Check {
 export interface OpsServerOptions {
   /** 0 picks a free port (see `server.port`). */
   port: number;
-  /** Default `0.0.0.0`. */
+  /** Default: every interface, IPv6 too where the host has it (Node's default). */
   host?: string | undefined;
   registry: Registry;
   /** Ready to do work: e.g. `informersReady([...])` (and leadership is not required). */
@@ -63,15 +65,17 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     send(response, 404, 'text/plain', 'not found: try /healthz, /readyz or /metrics\n');
   }
 
+  // Longer than the idle timeout of Prometheus's and the kubelet's connections, so they are reused.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+    server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host ?? '0.0.0.0';
+  const { port, address } = server.address() as AddressInfo;
+  const host = options.host ?? address;
   return {
     port,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

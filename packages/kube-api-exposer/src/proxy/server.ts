@@ -7,12 +7,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import type tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { readText } from '../read-text.js';
+import { loadTlsFiles, watchTlsFiles, type TlsMaterial } from '@kfx/kube-runtime/serving';
 import { handleClientError, refuseConnect } from './client-errors.js';
 import { forwardRequest } from './forward.js';
 import { InflightLimits } from './inflight.js';
 import { createProxyMetrics } from './metrics.js';
-import { TlsReloader, validatePair, type ServingPair } from './tls-reloader.js';
 import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { probeUpstream } from './upstream-probe.js';
@@ -62,11 +61,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const { logger } = options;
   const metrics = createProxyMetrics(options.registry);
   const pool = new UpstreamPool(options.upstream);
-  const serving: ServingPair = {
-    cert: await readText(options.tlsCertFile, '--tls-cert'),
-    key: await readText(options.tlsKeyFile, '--tls-key'),
+  const tlsFiles = {
+    certFile: options.tlsCertFile,
+    keyFile: options.tlsKeyFile,
+    caFile: options.upstream.caFile,
   };
-  validatePair(serving, options.tlsCertFile, options.tlsKeyFile);
+  const loaded = await loadTlsFiles({ certFile: tlsFiles.certFile, keyFile: tlsFiles.keyFile });
+  const initial: TlsMaterial = { ...loaded, ca: options.upstream.ca };
+  const serving = { cert: initial.cert, key: initial.key };
+  const recordExpiry = (material: TlsMaterial) => {
+    metrics.certificateExpiry.set(Date.parse(material.certificate.validTo) / 1000);
+  };
+  recordExpiry(initial);
   const tlsSettings = { minVersion: 'TLSv1.2' as const, ALPNProtocols: ['http/1.1'] };
   const limits = {
     maxHeaderBytes: options.maxHeaderBytes,
@@ -140,25 +146,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     socket.destroy();
   });
 
-  const reloader = new TlsReloader({
-    certFile: options.tlsCertFile,
-    keyFile: options.tlsKeyFile,
-    caFile: options.upstream.caFile,
-    intervalMs: options.tlsReloadIntervalMs,
-    onServing: (pair) => {
-      server.setSecureContext({ ...tlsSettings, ...pair });
-    },
-    onCa: (pem) => {
-      pool.setCa(pem);
-    },
-    logger,
-    metrics,
-  });
-  reloader.markLoaded(serving, options.upstream.ca);
-
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => {
-      reloader.stop();
       pool.close();
       reject(
         new Error(`--listen ${options.host}:${options.port}: ${error.message}`, { cause: error }),
@@ -173,7 +162,34 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   server.on('error', (error) => {
     logger.error({ err: error }, 'proxy server error');
   });
-  reloader.start();
+  // Certificate, key and upstream CA stay current without a restart (cert-manager renews into
+  // the Secret; the kubelet swaps the mounted files); a half-written or mismatched pair never
+  // replaces the one in use.
+  const watcher = watchTlsFiles(tlsFiles, initial, {
+    pollIntervalMs: Math.min(2000, options.tlsReloadIntervalMs),
+    rereadIntervalMs: options.tlsReloadIntervalMs,
+    onChange: (next, previous) => {
+      if (next.cert !== previous.cert || next.key !== previous.key) {
+        server.setSecureContext({ ...tlsSettings, cert: next.cert, key: next.key });
+        recordExpiry(next);
+        metrics.tlsReloads.inc({ result: 'ok' });
+        const { subjectAltName, validTo } = next.certificate;
+        logger.info(
+          { certFile: tlsFiles.certFile, subjectAltName, validTo },
+          'serving certificate reloaded',
+        );
+      }
+      if (next.ca !== previous.ca && next.ca !== undefined) {
+        pool.setCa(next.ca);
+        metrics.tlsReloads.inc({ result: 'ok' });
+        logger.info({ caFile: tlsFiles.caFile }, 'upstream CA reloaded');
+      }
+    },
+    onError: (error) => {
+      metrics.tlsReloads.inc({ result: 'error' });
+      logger.warn({ err: error }, 'TLS files not reloaded; the previous ones stay in use');
+    },
+  });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -181,10 +197,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     url: `https://${host}:${port}`,
     port,
     registry: metrics.registry,
-    reloadTls: () => reloader.check(),
+    reloadTls: () => watcher.check(),
     checkUpstream: () => probeUpstream(pool),
     close: async (graceMs = 10_000) => {
-      reloader.stop();
+      watcher.close();
       const closed = new Promise<void>((resolve) => {
         server.close(() => {
           resolve();

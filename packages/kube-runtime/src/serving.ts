@@ -1,0 +1,15 @@
+// `@kfx/kube-runtime/serving`: what a server process needs around its own work — the health and
+// metrics endpoint, the TLS files kept current, and one mapping from failures to exit codes —
+// without the Kubernetes client, so that an admission webhook, a proxy or a CLI's start-up that
+// imports only this does not load it.
+export { startOpsServer, type Check, type OpsServer, type OpsServerOptions } from './ops-server.js';
+export {
+  checkCaBundle,
+  checkTlsPair,
+  loadTlsFiles,
+  type TlsFiles,
+  type TlsMaterial,
+  type TlsPair,
+} from './tls-pair.js';
+export { watchTlsFiles, type TlsWatcher, type TlsWatchOptions } from './tls-watcher.js';
+export { EXIT, exitCodeOf, runEntry, UsageError } from './exit-codes.js';
