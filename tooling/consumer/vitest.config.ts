@@ -1,0 +1,3 @@
+import { kfxTest } from '@kfx/vitest-config';
+
+export default kfxTest();
