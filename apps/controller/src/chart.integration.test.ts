@@ -5,13 +5,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { startControlPlane, waitFor, withValuesFile, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configFrom } from './config.js';
 import { startController, type RunningController } from './run.js';
-import { CHART, helm, KUBE_VERSION, render, valuesFile } from './testing/helm.js';
+import { CHART, helm, KUBE_VERSION, render } from './testing/helm.js';
 
 interface Rule {
   apiGroups: string[];
@@ -89,7 +89,9 @@ function mountedConfig(objects: Rendered[]) {
 describe('the chart, rendered', () => {
   it('lints clean with the default and the everything-on values', async () => {
     await helm(['lint', CHART, '--kube-version', KUBE_VERSION]);
-    await helm(['lint', CHART, '--kube-version', KUBE_VERSION, '--values', valuesFile(ALL)]);
+    await withValuesFile(ALL, (file) =>
+      helm(['lint', CHART, '--kube-version', KUBE_VERSION, '--values', file]),
+    );
   });
 
   it('by default: two replicas, quotas and limitrange, and RBAC for exactly those', async () => {

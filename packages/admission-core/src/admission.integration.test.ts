@@ -1,10 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
-  ensureBinaries,
+  runKubectl,
   startControlPlane,
   waitFor,
   type ControlPlane,
+  type KubectlRun,
 } from '@kfx/testenv';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevCertificates } from './dev-certificates.js';
 import type { Plain } from './plain-json.js';
 import { createAdmissionServer, type AdmissionServer } from './server.js';
-import { kubectlFor, type Kubectl } from './testing/kubectl.js';
 import { renderWebhookConfiguration } from './webhook-configuration.js';
 import { defineMutatingWebhook, defineValidatingWebhook } from './webhook.js';
 
@@ -81,16 +81,13 @@ const podRules = [
 
 let env: ControlPlane | undefined;
 let server: AdmissionServer | undefined;
-let kubectl: Kubectl;
+let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlRun>;
 let dir: string | undefined;
 
 beforeAll(async () => {
-  const [{ kubectl: binary }, plane] = await Promise.all([
-    ensureBinaries(['kubectl']),
-    startControlPlane(),
-  ]);
+  const plane = await startControlPlane();
   env = plane;
-  kubectl = kubectlFor(binary, env.kubeconfigPath);
+  kubectl = (args, stdin) => runKubectl(plane.kubeconfigPath, args, stdin);
   dir = await mkdtemp(join(tmpdir(), 'kfx-admission-it-'));
   const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
   server = createAdmissionServer({

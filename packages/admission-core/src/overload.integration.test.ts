@@ -1,16 +1,16 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
-  ensureBinaries,
+  runKubectl,
   startControlPlane,
   waitFor,
   type ControlPlane,
+  type KubectlRun,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plain } from './plain-json.js';
 import { admissionReviewFor } from './review-builder.js';
 import { h2Session, postH2, type Answer } from './testing/https-client.js';
-import { kubectlFor, type Kubectl } from './testing/kubectl.js';
 import { startTestServer, type TestServer } from './testing/test-server.js';
 import { renderWebhookConfiguration } from './webhook-configuration.js';
 import { defineMutatingWebhook } from './webhook.js';
@@ -52,15 +52,12 @@ function pod(name: string): Pod {
 
 let env: ControlPlane | undefined;
 let t: TestServer | undefined;
-let kubectl: Kubectl;
+let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlRun>;
 
 beforeAll(async () => {
-  const [{ kubectl: binary }, plane] = await Promise.all([
-    ensureBinaries(['kubectl']),
-    startControlPlane(),
-  ]);
+  const plane = await startControlPlane();
   env = plane;
-  kubectl = kubectlFor(binary, env.kubeconfigPath);
+  kubectl = (args, stdin) => runKubectl(plane.kubeconfigPath, args, stdin);
   t = await startTestServer({
     webhooks: [holder, labeller],
     maxInFlight: 1,

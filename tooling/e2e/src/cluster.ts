@@ -2,8 +2,7 @@
 // interfaces (never through its serializer, which would turn timestamps into Dates).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { waitFor } from '@kfx/testenv';
-import { kubectl } from './kubectl.js';
-import { kubectl as kubectlOk } from '@kfx/testenv';
+import { kubectl as kubectlOk, runKubectl as kubectl } from '@kfx/testenv';
 
 /** `kubectl get <what> -o json`; `namespace` adds `-n`. */
 export async function getJson<T = KubernetesObject>(

@@ -24,7 +24,6 @@ export {
   type Rendered,
 } from './helm.js';
 export { difference, inventory, RECORD_RESOURCES, settledInventory } from './inventory.js';
-export { kubectl } from './kubectl.js';
 export { installedObjects, releaseRevision, waitForNothingLeft } from './release.js';
 export { commandLines, splitWords } from './shell-words.js';
 export { startWebhookFromChart, type WebhookUnderTest } from './webhook-server.js';

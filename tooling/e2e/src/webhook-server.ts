@@ -5,11 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { applyManifests, freePort, waitUntilHealthy } from '@kfx/testenv';
+import { applyManifests, freePort, runKubectl, waitUntilHealthy } from '@kfx/testenv';
 import { parse, stringify } from 'yaml';
 import { startApp, type RunningApp } from './apps.js';
 import { CHARTS, findRendered, renderChart, type Rendered } from './helm.js';
-import { kubectl } from './kubectl.js';
 
 export interface WebhookUnderTest {
   app: RunningApp;
@@ -88,7 +87,7 @@ export async function startWebhookFromChart(options: {
     app,
     config,
     async stop() {
-      await kubectl(options.kubeconfigPath, [
+      await runKubectl(options.kubeconfigPath, [
         'delete',
         'mutatingwebhookconfiguration',
         name,

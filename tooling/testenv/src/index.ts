@@ -41,6 +41,15 @@ export {
   type ClientTls,
   type ProbeResult,
 } from './health.js';
+export {
+  helm,
+  KUBE_VERSION,
+  renderChart,
+  runHelm,
+  withValuesFile,
+  type Rendered,
+  type RenderOptions,
+} from './helm.js';
 export { KWOK_ANNOTATIONS } from './kwok.js';
 export { appendLog, criLine, serveLogsFromFile } from './logs.js';
 export { kubeconfigYaml, type KubeconfigInput } from './kubeconfig.js';
@@ -50,8 +59,10 @@ export {
   FIELD_MANAGER,
   installCrds,
   kubectl,
+  runKubectl,
   toObjects,
   type Cluster,
+  type KubectlRun,
   type Manifests,
 } from './objects.js';
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';

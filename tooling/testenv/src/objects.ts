@@ -41,40 +41,65 @@ export function toObjects(manifests: Manifests): KubernetesObject[] {
 /** A kubeconfig file path, or a KubeConfig object (written to a temporary file for the call). */
 export type Cluster = string | KubeConfig;
 
+/** What a kubectl run showed: its exit status and both outputs, as a person at a terminal sees. */
+export interface KubectlRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the test cluster's kubectl with `args`, `input` on stdin, and resolves with what it
+ * showed whatever its exit status: for tests of what kubectl users see (admission warnings on
+ * stderr, a denial's message, a command expected to fail).
+ */
+export async function runKubectl(
+  cluster: Cluster,
+  args: readonly string[],
+  input?: string,
+): Promise<KubectlRun> {
+  const { kubectl: bin } = await ensureBinaries(['kubectl']);
+  if (cluster instanceof KubeConfig) {
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-kubectl-'));
+    try {
+      writeFileSync(join(dir, 'kubeconfig'), cluster.exportConfig(), { mode: 0o600 });
+      return await spawnKubectl(bin, join(dir, 'kubeconfig'), args, input);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return spawnKubectl(bin, cluster, args, input);
+}
+
 /** Runs the test cluster's kubectl with `args`, `input` on stdin; resolves with stdout. */
 export async function kubectl(
   cluster: Cluster,
   args: readonly string[],
   input?: string,
 ): Promise<string> {
-  const { kubectl: bin } = await ensureBinaries(['kubectl']);
-  if (cluster instanceof KubeConfig) {
-    const dir = mkdtempSync(join(tmpdir(), 'kfx-kubectl-'));
-    try {
-      writeFileSync(join(dir, 'kubeconfig'), cluster.exportConfig(), { mode: 0o600 });
-      return await runKubectl(bin, join(dir, 'kubeconfig'), args, input);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  const run = await runKubectl(cluster, args, input);
+  if (run.code !== 0) {
+    throw new Error(`kubectl ${args.join(' ')}: ${run.stderr.trim() || `exit ${run.code}`}`);
   }
-  return runKubectl(bin, cluster, args, input);
+  return run.stdout;
 }
 
-function runKubectl(
+function spawnKubectl(
   bin: string,
   kubeconfigPath: string,
   args: readonly string[],
   input?: string,
-): Promise<string> {
+): Promise<KubectlRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       bin,
       [`--kubeconfig=${kubeconfigPath}`, ...args],
       { maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        if (error)
-          reject(new Error(`kubectl ${args.join(' ')}: ${stderr.trim() || error.message}`));
-        else resolve(stdout);
+        if (!error) resolve({ code: 0, stdout, stderr });
+        else if (typeof error.code === 'number') resolve({ code: error.code, stdout, stderr });
+        else if (error.signal) resolve({ code: -1, stdout, stderr });
+        else reject(new Error(`kubectl ${args.join(' ')}: ${error.message}`, { cause: error }));
       },
     );
     // kubectl may exit before reading stdin (`kubectl logs`): its exit status tells, not EPIPE.

@@ -10,11 +10,12 @@ import {
 } from '@kfx/admission-core';
 import { KubeClient, resources } from '@kfx/kube-runtime';
 import {
-  ensureBinaries,
   registerWebhook,
+  runKubectl,
   startControlPlane,
   waitFor,
   type ControlPlane,
+  type KubectlRun,
   type OptionalComponent,
 } from '@kfx/testenv';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,7 +26,6 @@ import type { PvcRewriterConfig } from '../config.js';
 import { pvcRewriterRegistration } from '../registration.js';
 import type { Claim } from '../rewrite.js';
 import { createPvcRewriter, type PvcRewriterWebhook } from '../webhook.js';
-import { kubectl, type KubectlRun } from './kubectl.js';
 
 export interface RewriterBehindApiserver {
   env: ControlPlane;
@@ -58,10 +58,7 @@ export async function startBehindApiserver(
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
-    const [{ kubectl: kubectlBinary }, env] = await Promise.all([
-      ensureBinaries(['kubectl']),
-      startControlPlane({ components: options.components ?? [] }),
-    ]);
+    const env = await startControlPlane({ components: options.components ?? [] });
     cleanups.push(() => env.stop());
     const logger = pino({ level: 'warn' });
     const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
@@ -137,7 +134,7 @@ export async function startBehindApiserver(
       client,
       rewriter,
       readyBeforeStart,
-      kubectl: (args, stdin) => kubectl(kubectlBinary, env.kubeconfigPath, args, stdin),
+      kubectl: (args, stdin) => runKubectl(env.kubeconfigPath, args, stdin),
       async metrics() {
         const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
         return response.text();
