@@ -1,3 +1,4 @@
+import { ConfigError } from '@kfx/kube-runtime';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CliError, exitCodeOf } from './cli-exit.js';
@@ -15,6 +16,11 @@ describe('exitCodeOf', () => {
   it('prints other errors as one line and exits 2 unless the error says otherwise', () => {
     expect(exitCodeOf(new Error('kubeconfig missing'), stderr)).toBe(2);
     expect(exitCodeOf(new CliError('tests failed', 1), stderr)).toBe(1);
-    expect(printed).toEqual(['kfx: kubeconfig missing\n', 'kfx: tests failed\n']);
+    expect(exitCodeOf(new ConfigError(['rules[0].storageClassName: Required']), stderr)).toBe(2);
+    expect(printed).toEqual([
+      'kfx: kubeconfig missing\n',
+      'kfx: tests failed\n',
+      'kfx: invalid configuration:\n  rules[0].storageClassName: Required\n',
+    ]);
   });
 });

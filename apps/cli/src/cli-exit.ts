@@ -1,14 +1,17 @@
 // Exit codes of every kfx command, in one place, so that `--help` documents what the code does.
 // 1 is kept for "the thing you ran found a problem" (a failing test suite); anything the CLI
 // itself could not do — bad flags included — is 2, so CI can tell the two apart.
+// The codes are kfx's one mapping (kube-runtime's exit-codes, shared with kfx-webhook and
+// kfx-controller): a bad configuration is 2 there too.
+import { EXIT as KFX_EXIT, exitCodeOf as kfxExitCode } from '@kfx/kube-runtime/serving';
 import { CommanderError, type Command } from 'commander';
 
 export const EXIT = {
-  ok: 0,
-  testsFailed: 1,
-  error: 2,
-  interrupted: 130,
-  terminated: 143,
+  ok: KFX_EXIT.ok,
+  testsFailed: KFX_EXIT.failure,
+  error: KFX_EXIT.badConfig,
+  interrupted: KFX_EXIT.interrupted,
+  terminated: KFX_EXIT.terminated,
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -47,5 +50,6 @@ export function exitCodeOf(error: unknown, stderr: (text: string) => void): numb
   }
   const message = error instanceof Error ? error.message : String(error);
   stderr(`kfx: ${message}\n`);
-  return error instanceof CliError ? error.exitCode : EXIT.error;
+  // A CliError carries its code; a bad configuration is 2, as is anything else the CLI could not do.
+  return kfxExitCode(error, EXIT.error);
 }

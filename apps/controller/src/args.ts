@@ -1,5 +1,6 @@
 // kfx-controller's command line, kubectl-style where kubectl has the same flag.
 import { parseArgs } from 'node:util';
+import { UsageError } from '@kfx/kube-runtime/serving';
 
 export const USAGE = `Usage: kfx-controller [--config FILE] [options]
 
@@ -31,9 +32,8 @@ export interface Args {
   version: boolean;
 }
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+/** A refusal of the command line, followed by the usage (exit 2). */
+const usageError = (message: string) => new UsageError(`${message}\n\n${USAGE}`);
 
 export function parseCommandLine(argv: readonly string[]): Args {
   let values;
@@ -55,15 +55,15 @@ export function parseCommandLine(argv: readonly string[]): Args {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw usageError((error as Error).message);
   }
   const portText = values['metrics-port'] ?? '8080';
   const metricsPort = Number(portText);
   if (!/^\d+$/.test(portText) || metricsPort > 65535) {
-    throw new UsageError(`--metrics-port: expected a port number 0-65535, got "${portText}"`);
+    throw usageError(`--metrics-port: expected a port number 0-65535, got "${portText}"`);
   }
   for (const flag of ['config', 'kubeconfig', 'context', 'namespace'] as const) {
-    if (values[flag] === '') throw new UsageError(`--${flag} needs a value`);
+    if (values[flag] === '') throw usageError(`--${flag} needs a value`);
   }
   return {
     config: values.config,

@@ -47,6 +47,15 @@ describe('kfx-controller', () => {
     });
   });
 
+  it('exits 2 and names a configuration file it cannot read', async () => {
+    await expect(
+      run(process.execPath, [main, '--config', '/nonexistent/controller.yaml']),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('/nonexistent/controller.yaml') as unknown,
+    });
+  });
+
   it('exits 1 and names the kubeconfig that does not exist', async () => {
     await expect(
       run(process.execPath, [main, '--kubeconfig', '/nonexistent/kubeconfig']),

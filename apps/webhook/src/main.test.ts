@@ -66,18 +66,43 @@ describe('kfx-webhook', () => {
     });
   });
 
-  it('exits non-zero and names the bad key in the configuration', async () => {
+  it('exits 2 and names the bad key in the configuration', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'port: 8443\ntls:\n  certFile: /tls.crt\nproxyInjektor: {}\n');
     await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringMatching(
         /tls\.keyFile: Required[\s\S]*proxyInjektor: unknown key/,
       ) as unknown,
     });
   });
 
-  it('exits 1 and names the limits that do not fit together', async () => {
+  it('exits 2 and names a configuration file it cannot read', async () => {
+    const file = join(dir, 'missing.yaml');
+    await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`cannot read ${file}`) as unknown,
+    });
+  });
+
+  it('exits 1 when it cannot start: the certificate file named in a valid configuration is missing', async () => {
+    const file = join(dir, 'no-cert.yaml');
+    await writeFile(
+      file,
+      `tls:\n  certFile: ${join(dir, 'absent.crt')}\n  keyFile: ${join(dir, 'absent.key')}\n`,
+    );
+    await expect(
+      run(process.execPath, [main, '--config', file, '--kubeconfig', '/nonexistent/kubeconfig']),
+    ).rejects.toMatchObject({ code: 1 });
+    await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `cannot read the TLS certificate ${join(dir, 'absent.crt')}`,
+      ) as unknown,
+    });
+  });
+
+  it('exits 2 and names the limits that do not fit together', async () => {
     const certs = await writeDevCertificates(join(dir, 'limits-tls'));
     const file = join(dir, 'limits.yaml');
     await writeFile(
@@ -86,7 +111,7 @@ describe('kfx-webhook', () => {
         'limits:\n  maxBodyBytes: 4194304\n  maxInFlightBytes: 1048576\n',
     );
     await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining(
         `invalid configuration ${file}: limits: maxInFlightBytes (1048576) must be at least maxBodyBytes (4194304)`,
       ) as unknown,

@@ -1,7 +1,10 @@
 // kfx-webhook: the admission webhook clusters run (proxy-injector + pvc-rewriter). Reads its
-// configuration, serves until SIGTERM, then drains and exits.
+// configuration, serves until SIGTERM, then drains and exits. Exit codes (the same for every kfx
+// app, see kube-runtime's exit-codes): 2 for a bad command line or configuration (nothing was
+// started), 1 when it cannot start or fails at run time, 0 after a graceful stop.
 import { closeOnSignals, createAdmissionServer } from '@kfx/admission-core';
 import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
+import { EXIT, exitCodeOf } from '@kfx/kube-runtime/serving';
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -26,6 +29,9 @@ Options:
   --context NAME      kubeconfig context to use
   --version           print the version
   -h, --help          show this help
+
+Exit codes: 0 stopped gracefully; 1 cannot start or failed while serving; 2 bad command line
+or configuration (unreadable or invalid file), nothing started.
 
 Example:
   kfx-webhook --config /etc/kfx-webhook/config.yaml
@@ -70,27 +76,22 @@ async function main(args: string[]): Promise<number | undefined> {
     }));
   } catch (error) {
     process.stderr.write(`kfx-webhook: ${(error as Error).message}\n\n${usage}`);
-    return 2;
+    return EXIT.badConfig;
   }
   if (values.help) {
     process.stdout.write(usage);
-    return 0;
+    return EXIT.ok;
   }
   if (values.version) {
     process.stdout.write(`kfx-webhook ${VERSION}\n`);
-    return 0;
+    return EXIT.ok;
   }
   if (!values.config) {
     process.stderr.write(`kfx-webhook: --config FILE is required\n\n${usage}`);
-    return 2;
+    return EXIT.badConfig;
   }
-  let config;
-  try {
-    config = await loadConfig(values.config, HANDLERS);
-  } catch (error) {
-    process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
-    return 1;
-  }
+  // An unreadable or invalid file throws a ConfigError naming it and every bad key: exit 2.
+  const config = await loadConfig(values.config, HANDLERS);
   // Written asynchronously, so that no admission waits on stdout: the lines of a busy moment go
   // out in one write instead of one write each. Up to 4 MiB of lines wait for a slow stdout (more
   // are dropped rather than held); what waits is written out on exit.
@@ -99,13 +100,8 @@ async function main(args: string[]): Promise<number | undefined> {
   const registry = new Registry();
   // Node's process metrics too: process_resident_memory_bytes against the container's limit.
   collectDefaultMetrics({ register: registry });
-  let client: KubeClient | undefined;
-  try {
-    client = kubeClient(values, logger, registry);
-  } catch (error) {
-    process.stderr.write(`kfx-webhook: ${(error as Error).message}\n`);
-    return 1;
-  }
+  // A kubeconfig that cannot be used is a start-up failure (1), as for kfx-controller.
+  const client = kubeClient(values, logger, registry);
   const webhooks = createWebhooks(config.sections, HANDLERS, { logger, client, registry });
   let server;
   try {
@@ -125,7 +121,7 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`kfx-webhook: invalid configuration ${values.config}: limits: ${message}
 `);
     client?.close();
-    return 1;
+    return EXIT.badConfig;
   }
   try {
     await server.start();
@@ -133,7 +129,7 @@ async function main(args: string[]): Promise<number | undefined> {
     logger.fatal({ err: error }, 'cannot start');
     process.stderr.write(`kfx-webhook: cannot start: ${(error as Error).message}\n`);
     client?.close();
-    return 1;
+    return EXIT.failure;
   }
   closeOnSignals(
     {
@@ -147,12 +143,15 @@ async function main(args: string[]): Promise<number | undefined> {
   return undefined;
 }
 
+// Not awaited at the top level: once serving, the module is done and signals drive the rest.
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`kfx-webhook: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
+    process.stderr.write(
+      `kfx-webhook: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = exitCodeOf(error);
   },
 );
