@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1LabelSelector } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlaneOptions } from './control-plane.js';
 
 // What @kfx/vitest-config's global set-up provides, typed for `inject` in the test files.
@@ -54,6 +54,16 @@ export interface SharedControlPlane {
   /** Created for this file (`<label>-<random>`), labelled `kfx.dev/test-file: <label>`. */
   namespace: string;
   /**
+   * Labels that mark a namespace as this file's (every namespace `createNamespace` makes has
+   * them): add them to a namespace the file creates itself, so `scope` selects it too.
+   */
+  namespaceLabels: Record<string, string>;
+  /**
+   * `selector` (a webhook's own namespaceSelector, or nothing) narrowed to this file's
+   * namespaces, so that a webhook the file registers is never called for another file's objects.
+   */
+  scope(selector?: V1LabelSelector): V1LabelSelector;
+  /**
    * A kubeconfig (file and object) acting as another user, for RBAC denials: the admin
    * impersonating `user` (who is only in system:authenticated).
    */
@@ -81,27 +91,36 @@ export async function useSharedControlPlane(
   kubeConfig.loadFromFile(info.kubeconfigPath);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const created: string[] = [];
-  const createNamespace = async (name: string): Promise<string> => {
-    const slug = name
+  const slugOf = (name: string) =>
+    name
       .toLowerCase()
       .replace(/[^a-z0-9-]+/g, '-')
       .slice(0, 50)
       .replace(/^-+|-+$/g, '');
-    const namespace = `${slug}-${randomBytes(3).toString('hex')}`;
+  const named = (name: string) => `${slugOf(name)}-${randomBytes(3).toString('hex')}`;
+  // The file's first namespace names the file: every namespace it makes carries that name.
+  const namespace = named(label);
+  const namespaceLabels = { 'kfx.dev/test-owner': namespace };
+  const create = async (name: string, slug: string): Promise<string> => {
     await core.createNamespace({
-      body: { metadata: { name: namespace, labels: { 'kfx.dev/test-file': slug } } },
+      body: { metadata: { name, labels: { 'kfx.dev/test-file': slug, ...namespaceLabels } } },
     });
-    created.push(namespace);
-    return namespace;
+    created.push(name);
+    return name;
   };
-  const namespace = await createNamespace(label);
+  await create(namespace, slugOf(label));
   return {
     server: info.server,
     kubeConfig,
     kubeconfigPath: info.kubeconfigPath,
     caCert: info.caCert,
     namespace,
-    createNamespace,
+    namespaceLabels,
+    scope: (selector = {}) => ({
+      matchLabels: { ...selector.matchLabels, ...namespaceLabels },
+      ...(selector.matchExpressions ? { matchExpressions: selector.matchExpressions } : {}),
+    }),
+    createNamespace: (name) => create(named(name), slugOf(name)),
     userKubeconfig(user) {
       const acting = new KubeConfig();
       acting.loadFromFile(info.kubeconfigPath);
