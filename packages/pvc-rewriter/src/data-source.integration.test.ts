@@ -2,9 +2,10 @@
 // PersistentVolumeClaim), a snapshot restore (dataSourceRef a VolumeSnapshot; the apiserver takes
 // the reference without the snapshot CRD) and a Block claim keep their class, and the creator sees
 // why in kubectl's warnings; a plain ReadWriteMany claim next to them still moves; a rule that
-// opts in moves them; the skips are counted on the metrics port.
+// opts in moves them; the skips are counted on the metrics port. On the package's shared control
+// plane, in a namespace of its own.
 import { resources } from '@kfx/kube-runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parsePvcRewriterConfig } from './config.js';
 import { ORIGINAL_CLASS_ANNOTATION, type Claim } from './rewrite.js';
 import { startBehindApiserver, type RewriterBehindApiserver } from './testing/behind-apiserver.js';
@@ -34,10 +35,12 @@ const clone = { kind: 'PersistentVolumeClaim', name: 'source' };
 const snapshot = { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'nightly' };
 
 let served: RewriterBehindApiserver | undefined;
+/** The file's namespace. */
+let ns = '';
 
-function named(name: string, spec: Partial<NonNullable<Claim['spec']>>): Claim {
+function named(name: string, spec: Partial<NonNullable<Claim['spec']>>, namespace = ns): Claim {
   const made = claim(spec);
-  made.metadata = { ...made.metadata, name, namespace: 'team-a' };
+  made.metadata = { ...made.metadata, name, namespace };
   return made;
 }
 
@@ -55,20 +58,19 @@ async function create(object: Claim): Promise<{ stored: Claim; warnings: string[
 
 beforeAll(async () => {
   served = await startBehindApiserver({
+    plane: inject('kfxControlPlane'),
+    label: 'data-source',
     config,
-    async setUp(admin) {
-      for (const sc of ['nfs-client', 'rbd-hdd', 'rbd-ssd']) {
-        await admin.create(resources.storageClasses, storageClass(sc));
-      }
-      await admin.create(resources.storageClasses, storageClass('vsphere-csi', true));
-      await admin.create(resources.namespaces, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: 'team-a' },
-      });
+    storageClasses: [
+      ...['nfs-client', 'rbd-hdd', 'rbd-ssd'].map((sc) => storageClass(sc)),
+      storageClass('vsphere-csi', true),
+    ],
+    probe: {
+      claim: (namespace) => named('probe', { accessModes: RWX }, namespace),
+      storageClassName: 'nfs-client',
     },
-    probe: { claim: named('probe', { accessModes: RWX }), storageClassName: 'nfs-client' },
   });
+  ns = served.env.namespace;
   // The claim the clone is made from.
   await served.client.create(
     resources.persistentVolumeClaims,
@@ -90,7 +92,7 @@ describe('claims another StorageClass cannot serve, behind a real kube-apiserver
     expect(stored.spec?.dataSourceRef).toMatchObject(clone); // filled in after admission
     expect(stored.metadata?.annotations?.[ORIGINAL_CLASS_ANNOTATION]).toBeUndefined();
     expect(warnings).toEqual([
-      'pvc-rewriter: PersistentVolumeClaim team-a/clone keeps class vsphere-csi: it is a clone of PersistentVolumeClaim source (spec.dataSource), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims',
+      `pvc-rewriter: PersistentVolumeClaim ${ns}/clone keeps class vsphere-csi: it is a clone of PersistentVolumeClaim source (spec.dataSource), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims`,
     ]);
   });
 
@@ -104,7 +106,7 @@ describe('claims another StorageClass cannot serve, behind a real kube-apiserver
     expect(stored.spec?.dataSourceRef).toMatchObject(snapshot);
     expect(stored.spec?.dataSource).toMatchObject(snapshot);
     expect(warnings).toEqual([
-      'pvc-rewriter: PersistentVolumeClaim team-a/restore keeps class vsphere-csi: it is restored from VolumeSnapshot nightly (spec.dataSourceRef), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims',
+      `pvc-rewriter: PersistentVolumeClaim ${ns}/restore keeps class vsphere-csi: it is restored from VolumeSnapshot nightly (spec.dataSourceRef), which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; set pvcRewriter.rules[0].dataSource: rewrite to move such claims`,
     ]);
   });
 
@@ -114,7 +116,7 @@ describe('claims another StorageClass cannot serve, behind a real kube-apiserver
     );
     expect(stored.spec?.storageClassName).toBe('vsphere-csi');
     expect(warnings).toEqual([
-      'pvc-rewriter: PersistentVolumeClaim team-a/raw keeps class vsphere-csi: it asks for volumeMode Block, which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; add Block to pvcRewriter.rules[0].volumeModes to move such claims',
+      `pvc-rewriter: PersistentVolumeClaim ${ns}/raw keeps class vsphere-csi: it asks for volumeMode Block, which StorageClass nfs-client (pvcRewriter.rules[0]) usually cannot serve; add Block to pvcRewriter.rules[0].volumeModes to move such claims`,
     ]);
   });
 

@@ -1,12 +1,19 @@
 // The rewriter behind a real kube-apiserver: a bare claim, a StatefulSet's volumeClaimTemplates
 // claim and a generic ephemeral volume's claim (both made by kube-controller-manager) land on the
 // target class; RWO, ROX, "" and pre-bound claims do not; a missing target class is reported to
-// kubectl; namespace labels and new StorageClasses are picked up from the watched caches.
+// kubectl; namespace labels and new StorageClasses are picked up from the watched caches. On the
+// package's shared control plane, in namespaces of its own.
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
-import { resources, type KubeClient, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import {
+  isNotFound,
+  resources,
+  type KubeClient,
+  type KubeObject,
+  type ResourceRef,
+} from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parsePvcRewriterConfig } from './config.js';
 import { ORIGINAL_CLASS_ANNOTATION, type Claim } from './rewrite.js';
 import { startBehindApiserver, type RewriterBehindApiserver } from './testing/behind-apiserver.js';
@@ -37,12 +44,11 @@ const config = parsePvcRewriterConfig({
 
 let served: RewriterBehindApiserver | undefined;
 let client: KubeClient;
+/** The file's namespace, and one labelled storage: premium. */
+let ns = '';
+let premiumNs = '';
 
-function named(
-  name: string,
-  spec: Partial<NonNullable<Claim['spec']>>,
-  namespace = 'team-a',
-): Claim {
+function named(name: string, spec: Partial<NonNullable<Claim['spec']>>, namespace = ns): Claim {
   const made = claim(spec);
   made.metadata = { ...made.metadata, name, namespace };
   return made;
@@ -75,34 +81,35 @@ async function claimAppears(namespace: string, name: string): Promise<Claim> {
 
 beforeAll(async () => {
   served = await startBehindApiserver({
+    plane: inject('kfxControlPlane'),
+    label: 'pvc-rewriter',
     config,
-    components: ['controller-manager'],
-    async setUp(admin) {
-      for (const sc of [
-        storageClass('vsphere-csi', true),
-        storageClass('nfs-client'),
-        storageClass('premium-rwx'),
-      ]) {
-        await admin.create(resources.storageClasses, sc);
-      }
-      await admin.create(resources.namespaces, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: 'team-a' },
-      });
-      await admin.create(resources.namespaces, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: 'team-premium', labels: { storage: 'premium' } },
+    // nfs-v2 is created by a test, and deleted in afterAll.
+    storageClasses: [
+      storageClass('vsphere-csi', true),
+      storageClass('nfs-client'),
+      storageClass('premium-rwx'),
+    ],
+    async setUp(admin, env) {
+      premiumNs = await env.createNamespace('team-premium');
+      await admin.patch(resources.namespaces, premiumNs, {
+        metadata: { labels: { storage: 'premium' } },
       });
     },
-    probe: { claim: named('probe', { accessModes: RWX }), storageClassName: 'nfs-client' },
+    probe: {
+      claim: (namespace) => named('probe', { accessModes: RWX }, namespace),
+      storageClassName: 'nfs-client',
+    },
   });
+  ns = served.env.namespace;
   client = served.client;
   expect(served.readyBeforeStart).toBe(false); // not synced before start()
 });
 
 afterAll(async () => {
+  await client.delete(resources.storageClasses, 'nfs-v2').catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+  });
   await served?.stop();
 });
 
@@ -118,7 +125,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
     const statefulSet: Plain<V1StatefulSet> = {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
-      metadata: { name: 'kale', namespace: 'team-a' },
+      metadata: { name: 'kale', namespace: ns },
       spec: {
         serviceName: 'kale',
         replicas: 1,
@@ -136,7 +143,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
       },
     };
     await client.create(statefulSets, statefulSet);
-    const made = await claimAppears('team-a', 'data-kale-0');
+    const made = await claimAppears(ns, 'data-kale-0');
     expect(classOf(made)).toBe('nfs-client');
     expect(originalOf(made)).toBe('vsphere-csi');
   });
@@ -145,7 +152,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
     const pod: Plain<V1Pod> = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'pipeline-step', namespace: 'team-a' },
+      metadata: { name: 'pipeline-step', namespace: ns },
       spec: {
         containers: [
           {
@@ -167,7 +174,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
       },
     };
     await client.create(resources.pods, pod);
-    const made = await claimAppears('team-a', 'pipeline-step-scratch');
+    const made = await claimAppears(ns, 'pipeline-step-scratch');
     expect(classOf(made)).toBe('nfs-client');
     expect(made.metadata?.ownerReferences?.[0]?.kind).toBe('Pod');
   });
@@ -189,10 +196,10 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
   });
 
   it('follows namespace labels from the watched Namespace cache, changes included', async () => {
-    expect(classOf(await create(named('premium', { accessModes: RWX }, 'team-premium')))).toBe(
+    expect(classOf(await create(named('premium', { accessModes: RWX }, premiumNs)))).toBe(
       'premium-rwx',
     );
-    await client.patch(resources.namespaces, 'team-a', {
+    await client.patch(resources.namespaces, ns, {
       metadata: { labels: { storage: 'premium' } },
     });
     const relabelled = await waitFor(
@@ -211,7 +218,7 @@ describe('the PVC rewriter behind a real kube-apiserver', () => {
       { description: 'the new namespace label to reach the cache', timeoutMs: 30_000 },
     );
     expect(originalOf(relabelled)).toBe('vsphere-csi');
-    await client.patch(resources.namespaces, 'team-a', { metadata: { labels: { storage: null } } });
+    await client.patch(resources.namespaces, ns, { metadata: { labels: { storage: null } } });
   });
 
   it('warns kubectl users when the target class does not exist, until it is created', async () => {

@@ -2,6 +2,9 @@
 // admission-core, registered with a real kube-apiserver by URL with the configuration that
 // renderWebhookConfiguration makes (failurePolicy Fail here, so a missed call is an error rather
 // than an unchanged claim), and its metrics on the API client's registry, as kfx-webhook does.
+// The apiserver is the package's shared control plane: the registration's namespaceSelector is
+// narrowed to the file's namespaces, and stop() deletes it and the StorageClasses the file made
+// (cluster-wide objects the next file's rewriter would otherwise see).
 import {
   createAdmissionServer,
   renderWebhookConfiguration,
@@ -12,11 +15,11 @@ import { KubeClient, resources } from '@kfx/kube-runtime';
 import {
   registerWebhook,
   runKubectl,
-  startControlPlane,
+  useSharedControlPlane,
   waitFor,
-  type ControlPlane,
   type KubectlRun,
-  type OptionalComponent,
+  type SharedControlPlane,
+  type SharedControlPlaneInfo,
 } from '@kfx/testenv';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,7 +31,8 @@ import type { Claim } from '../rewrite.js';
 import { createPvcRewriter, type PvcRewriterWebhook } from '../webhook.js';
 
 export interface RewriterBehindApiserver {
-  env: ControlPlane;
+  /** The file's share of the plane: `env.namespace` is its namespace. */
+  env: SharedControlPlane;
   /** Admin client; its registry holds the admission and rewriter metrics. */
   client: KubeClient;
   rewriter: PvcRewriterWebhook;
@@ -42,12 +46,20 @@ export interface RewriterBehindApiserver {
 }
 
 export interface BehindApiserverOptions {
+  /** `inject('kfxControlPlane')` */
+  plane: SharedControlPlaneInfo | undefined;
+  /** Names the file's namespace (`<label>-<random>`). */
+  label: string;
   config: PvcRewriterConfig;
-  components?: OptionalComponent[];
-  /** Makes what must exist before the rewriter starts (StorageClasses, Namespaces). */
-  setUp(client: KubeClient): Promise<void>;
-  /** A claim the rewriter moves to `storageClassName`: dry-run until the apiserver calls it. */
-  probe: { claim: Claim; storageClassName: string };
+  /** StorageClasses to create before the rewriter starts; stop() deletes them. */
+  storageClasses: readonly object[];
+  /** Makes what else must exist before the rewriter starts (more namespaces, …). */
+  setUp?(client: KubeClient, env: SharedControlPlane): Promise<void>;
+  /**
+   * A claim (in the file's namespace) the rewriter moves to `storageClassName`: dry-run until
+   * the apiserver calls it.
+   */
+  probe: { claim: (namespace: string) => Claim; storageClassName: string };
 }
 
 export async function startBehindApiserver(
@@ -58,14 +70,20 @@ export async function startBehindApiserver(
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
-    const env = await startControlPlane({ components: options.components ?? [] });
-    cleanups.push(() => env.stop());
+    const env = await useSharedControlPlane(options.plane, options.label);
+    cleanups.push(() => env.release());
     const logger = pino({ level: 'warn' });
     const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
     cleanups.push(() => {
       client.close();
     });
-    await options.setUp(client);
+    for (const storageClass of options.storageClasses) {
+      const created = await client.create(resources.storageClasses, storageClass);
+      cleanups.push(async () => {
+        await client.delete(resources.storageClasses, created.metadata?.name ?? '');
+      });
+    }
+    await options.setUp?.(client, env);
 
     const dir = await mkdtemp(join(tmpdir(), 'kfx-pvc-rewriter-it-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -106,16 +124,18 @@ export async function startBehindApiserver(
         caBundle: certs.caCert,
         webhooks: [pvcRewriterRegistration(rewriter)],
       }).webhooks ?? [];
-    await registerWebhook(env.kubeConfig, {
-      name: 'kfx-pvc-rewriter',
+    const unregister = await registerWebhook(env.kubeConfig, {
+      name: `kfx-pvc-rewriter-${env.namespace}`,
       url: webhook?.clientConfig.url ?? '',
       caBundle: certs.caCert,
       rules: webhook?.rules ?? [],
-      ...(webhook?.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
+      namespaceSelector: env.scope(webhook?.namespaceSelector),
       failurePolicy: 'Fail',
     });
+    cleanups.push(unregister);
 
-    const { claim, storageClassName } = options.probe;
+    const { storageClassName } = options.probe;
+    const claim = options.probe.claim(env.namespace);
     await waitFor(
       async () => {
         const probe = await client.create(resources.persistentVolumeClaims, claim, {
