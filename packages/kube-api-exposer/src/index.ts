@@ -11,7 +11,6 @@ export {
 } from './commands/option-spec.js';
 export { serve, serveCommand, type RunningExposer, type ServeOptions } from './commands/serve.js';
 export {
-  DEFAULT_IMAGE,
   manifestsCommand,
   renderManifests,
   type RenderedManifests,

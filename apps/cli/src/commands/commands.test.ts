@@ -1,6 +1,6 @@
 // The command groups the CLI takes from the packages, run as a user would: the built binary.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,7 +107,10 @@ describe('kfx expose-api', () => {
     const { stdout } = await kfx('expose-api', 'manifests', '--external-address', '203.0.113.10');
     const kinds = parseAllDocuments(stdout).map((d) => (d.toJS() as { kind: string }).kind);
     expect(kinds).toContain('Deployment');
-    expect(stdout).toMatch(/image: kfx\/cli:/);
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(stdout).toContain(`image: kfx/cli:${version}`);
   });
 
   it('refuses a non-numeric integer option, naming the flag', async () => {

@@ -10,6 +10,7 @@ import {
 } from '@kfx/kube-api-exposer';
 import { Command, Option } from 'commander';
 import { CliError, EXIT } from '../cli-exit.js';
+import { CLI_IMAGE } from '../version.js';
 
 const EXAMPLES: Record<string, string> = {
   serve: `  $ kfx expose-api serve --listen 0.0.0.0:6443 --tls-cert tls.crt --tls-key tls.key
@@ -22,12 +23,16 @@ const EXAMPLES: Record<string, string> = {
   check: `  $ kfx expose-api check --server https://203.0.113.10:6443 --ca-file ca.crt --token "$(cat token)"`,
 };
 
+/** Defaults only the CLI knows: the proxy Pods run this CLI's own image. */
+const CLI_DEFAULTS: Record<string, string> = { image: CLI_IMAGE };
+
 /** Flags kubectl users give before the subcommand (`kfx -n x expose-api ...`) count too. */
 const SHARED_WITH_GLOBALS = ['kubeconfig', 'context', 'namespace'] as const;
 
 function toOption(spec: OptionSpec): Option {
   const option = new Option(spec.flag, spec.description);
-  if (spec.default !== undefined && spec.kind !== 'boolean') option.default(spec.default);
+  const fallback = spec.default ?? CLI_DEFAULTS[spec.name];
+  if (fallback !== undefined && spec.kind !== 'boolean') option.default(fallback);
   if (spec.choices) option.choices(spec.choices);
   if (spec.kind === 'integer') option.argParser((raw: string) => parseOptionValue(spec, raw));
   if (spec.required) option.makeOptionMandatory();

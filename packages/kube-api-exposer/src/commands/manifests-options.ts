@@ -2,14 +2,10 @@
 // and the settings the renderers take from them.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import packageJson from '../../package.json' with { type: 'json' };
 import type { ManifestSettings } from '../manifests/settings.js';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import { validateOptions, type CommandSpec } from './option-spec.js';
 import { goDuration, goDurationSeconds, labelName, pathPrefix } from './values.js';
-
-// The kfx CLI image (`npm run images` builds kfx/cli); its entrypoint is the kfx CLI.
-export const DEFAULT_IMAGE = `kfx/cli:${packageJson.version}`;
 
 export const manifestsCommand: CommandSpec = {
   name: 'manifests',
@@ -42,8 +38,8 @@ export const manifestsCommand: CommandSpec = {
       name: 'image',
       flag: '--image <image>',
       kind: 'string',
-      default: DEFAULT_IMAGE,
-      description: 'Container image with the kfx CLI on its PATH.',
+      description:
+        'Container image whose entrypoint is the kfx CLI (required; the kfx CLI passes its own image, kfx/cli:<its version>).',
     },
     {
       name: 'replicas',
@@ -158,7 +154,7 @@ const manifestsSchema = z
       .min(1, { message: 'expected at least one address clients use' }),
     name: labelName.default('kfx-expose-api'),
     namespace: labelName.default('kfx-system'),
-    image: z.string().min(1).default(DEFAULT_IMAGE),
+    image: z.string().min(1, { message: 'expected an image whose entrypoint is the kfx CLI' }),
     replicas: z
       .number()
       .int()

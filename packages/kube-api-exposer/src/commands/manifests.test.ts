@@ -15,6 +15,7 @@ interface Named {
 async function render(options: Partial<RenderManifestsOptions> = {}) {
   const { objects, yaml } = await renderManifests({
     externalAddress: ['203.0.113.10'],
+    image: 'kfx/cli:1.2.3',
     ...options,
   });
   const find = (kind: string, name?: string): unknown =>
@@ -25,7 +26,7 @@ async function render(options: Partial<RenderManifestsOptions> = {}) {
 }
 
 const problems = (options: Partial<RenderManifestsOptions>) =>
-  renderManifests({ externalAddress: ['203.0.113.10'], ...options }).then(
+  renderManifests({ externalAddress: ['203.0.113.10'], image: 'kfx/cli:1.2.3', ...options }).then(
     () => 'no error',
     (error: unknown) => (error as Error).message,
   );
@@ -172,6 +173,7 @@ describe('renderManifests', () => {
     const dir = join(root, 'chart');
     const { written } = await renderManifests({
       externalAddress: ['203.0.113.10'],
+      image: 'kfx/cli:1.2.3',
       format: 'helm',
       output: dir,
     });
@@ -194,6 +196,9 @@ describe('renderManifests', () => {
     );
     expect(await problems({ caDuration: '24h' })).toContain(
       '--ca-duration: must be longer than --cert-duration',
+    );
+    expect(await problems({ image: undefined as unknown as string })).toContain(
+      '--image is required',
     );
     expect(await problems({ nodePort: 30443 })).toContain(
       '--node-port: only with --expose nodeport',

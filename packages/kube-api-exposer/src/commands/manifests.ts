@@ -8,11 +8,7 @@ import { helmChart } from '../manifests/helm-chart.js';
 import { manifestObjects, toYaml } from '../manifests/render.js';
 import { manifestSettings, type RenderManifestsOptions } from './manifests-options.js';
 
-export {
-  DEFAULT_IMAGE,
-  manifestsCommand,
-  type RenderManifestsOptions,
-} from './manifests-options.js';
+export { manifestsCommand, type RenderManifestsOptions } from './manifests-options.js';
 
 export interface RenderedManifests {
   /** The objects, in apply order (also for --format helm, as the chart's default values render). */

@@ -19,6 +19,7 @@ describe('runExposeApi', () => {
   it('prints rendered manifests and env on stdout', async () => {
     const manifests = await runExposeApi('manifests', {
       externalAddress: ['203.0.113.10'],
+      image: 'kfx/cli:1.2.3',
       replicas: 1,
     });
     expect(manifests.exitCode).toBe(0);

@@ -45,7 +45,9 @@ interface Obj {
   metadata: { name: string; namespace?: string };
 }
 
-const VARIANTS: Record<string, RenderManifestsOptions> = {
+const IMAGE = 'kfx/cli:1.2.3';
+
+const VARIANTS: Record<string, Omit<RenderManifestsOptions, 'image'>> = {
   'LoadBalancer, self-signed CA, two replicas': { externalAddress: ['203.0.113.10'] },
   'Ingress for a DNS name and an IP': {
     externalAddress: ['k8s-api.example.org', '203.0.113.10'],
@@ -81,7 +83,7 @@ async function dryRunApply(object: Obj): Promise<void> {
 describe('rendered manifests', () => {
   for (const [variant, options] of Object.entries(VARIANTS)) {
     it(`are accepted by the apiserver under strict validation: ${variant}`, async () => {
-      const { objects } = await renderManifests(options);
+      const { objects } = await renderManifests({ ...options, image: IMAGE });
       const kubernetes = (objects as Obj[]).filter(
         (o) => !o.apiVersion.startsWith('cert-manager.io/'),
       );
@@ -91,7 +93,12 @@ describe('rendered manifests', () => {
 
     it(`render the same objects through helm template: ${variant}`, async () => {
       const chart = join(scratch, variant.replace(/\W+/g, '-'));
-      const { objects } = await renderManifests({ ...options, format: 'helm', output: chart });
+      const { objects } = await renderManifests({
+        ...options,
+        image: IMAGE,
+        format: 'helm',
+        output: chart,
+      });
       const lint = await run(helm, ['lint', '--strict', chart], { env: helmEnv });
       expect(lint.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
       const { stdout } = await run(
