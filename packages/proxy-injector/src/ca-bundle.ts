@@ -13,7 +13,7 @@ import type { VariableFamily } from './variables.js';
 export type CaBundleConfig = NonNullable<ProxyInjectorConfig['caBundle']>;
 
 /** Variables that replace a tool's trust store with the file they name. */
-export const CA_REPLACING_VARIABLES: readonly string[] = [
+const CA_REPLACING_VARIABLES: readonly string[] = [
   'SSL_CERT_FILE',
   'REQUESTS_CA_BUNDLE',
   'CURL_CA_BUNDLE',
@@ -21,9 +21,9 @@ export const CA_REPLACING_VARIABLES: readonly string[] = [
   'GIT_SSL_CAINFO',
 ];
 /** Node.js adds these certificates to its built-in roots. */
-export const CA_ADDITIVE_VARIABLE = 'NODE_EXTRA_CA_CERTS';
+const CA_ADDITIVE_VARIABLE = 'NODE_EXTRA_CA_CERTS';
 /** The Pod volume's name (a suffix is added when a volume of the Pod already has it). */
-export const CA_BUNDLE_VOLUME = 'kfx-proxy-ca';
+const CA_BUNDLE_VOLUME = 'kfx-proxy-ca';
 
 /** What the webhook knows of a namespace's bundle ConfigMap. */
 export type CaBundleState =
@@ -65,7 +65,7 @@ export interface CaPlan {
   families: readonly VariableFamily[];
 }
 
-export function caBundleVolume(bundle: CaBundleConfig, name = CA_BUNDLE_VOLUME): Plain<V1Volume> {
+function caBundleVolume(bundle: CaBundleConfig, name = CA_BUNDLE_VOLUME): Plain<V1Volume> {
   return {
     name,
     // optional: a ConfigMap deleted after admission must not keep the Pod from starting.

@@ -31,9 +31,9 @@ export const DEFAULT_KUBEFLOW_NAMESPACES: readonly string[] = [
   'cert-manager',
 ];
 /** Past this many nodes, node addresses and host names are left out of NO_PROXY. */
-export const DEFAULT_MAX_NODES = 100;
+const DEFAULT_MAX_NODES = 100;
 /** Where the proxy CA bundle is mounted in each container. */
-export const DEFAULT_CA_BUNDLE_MOUNT_PATH = '/etc/kfx/proxy-ca';
+const DEFAULT_CA_BUNDLE_MOUNT_PATH = '/etc/kfx/proxy-ca';
 /** Service-mesh containers manage their own traffic; a proxy setting there only gets in the way. */
 export const DEFAULT_EXCLUDED_CONTAINERS: readonly string[] = [
   'istio-proxy',

@@ -8,7 +8,7 @@ import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-
 import { envFromLookup, type EnvFromKeys, type EnvFromLookup } from './env-from.js';
 
 /** Longest wait for the ConfigMaps of one Pod. */
-export const ENV_FROM_TIMEOUT_MS = 2000;
+const ENV_FROM_TIMEOUT_MS = 2000;
 
 export interface EnvFromReaderOptions {
   /** A ConfigMap that is the injector's own input (namespaceConfigMap): its keys do not count. */

@@ -20,7 +20,7 @@ type EnvVar = Plain<V1EnvVar>;
 type VolumeMount = Plain<V1VolumeMount>;
 export type PodSpec = Plain<V1PodSpec>;
 
-export type ContainerKind = 'container' | 'init container' | 'ephemeral container';
+type ContainerKind = 'container' | 'init container' | 'ephemeral container';
 
 export interface ContainerReport {
   kind: ContainerKind;

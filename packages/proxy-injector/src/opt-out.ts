@@ -2,9 +2,10 @@
 // namespace label is matched by the apiserver itself through the webhook's namespaceSelector, so
 // an opted-out namespace costs no webhook call at all.
 
-/** Pod annotation (and namespace label); the value `"false"` opts out. */
+/** Pod annotation; the value `"false"` opts the Pod out. */
 export const INJECT_ANNOTATION = 'proxy-injector.kfx.dev/inject';
-export const INJECT_LABEL = INJECT_ANNOTATION;
+/** Namespace label (the same key as the Pod annotation); the value `"false"` opts it out. */
+export const INJECT_LABEL = 'proxy-injector.kfx.dev/inject';
 
 interface Annotated {
   metadata?: { annotations?: Record<string, string> | undefined } | undefined;

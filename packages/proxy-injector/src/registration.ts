@@ -23,8 +23,9 @@ export const proxyInjectorRules: WebhookRegistration['rules'] = [
 ];
 
 /** Namespaces labelled `proxy-injector.kfx.dev/inject: "false"` are never sent to the webhook. */
-export const proxyInjectorNamespaceSelector: NonNullable<WebhookRegistration['namespaceSelector']> =
-  { matchExpressions: [{ key: INJECT_LABEL, operator: 'NotIn', values: ['false'] }] };
+const proxyInjectorNamespaceSelector: NonNullable<WebhookRegistration['namespaceSelector']> = {
+  matchExpressions: [{ key: INJECT_LABEL, operator: 'NotIn', values: ['false'] }],
+};
 
 /**
  * The registration of the injector for renderWebhookConfiguration: the rules, the namespace

@@ -1,6 +1,6 @@
 // The variables the injector sets, grouped so that a container owning one of a family keeps all
 // of them (settings.ts plans them; ca-bundle.ts adds its own family).
-export interface Variable {
+interface Variable {
   name: string;
   value: string;
 }

@@ -64,7 +64,7 @@ export interface ProxyInjectorWebhook extends MutatingWebhook<Pod> {
 }
 
 /** Whether the request is one the injector changes, and what it may touch. */
-export function injectionScope(request: MutatingRequest<Pod>): InjectionScope | undefined {
+function injectionScope(request: MutatingRequest<Pod>): InjectionScope | undefined {
   if (request.kind.kind !== 'Pod') return undefined;
   if (request.operation === 'CREATE' && !request.subResource) return { operation: 'create' };
   if (request.operation === 'UPDATE' && request.subResource === 'ephemeralcontainers') {

@@ -75,7 +75,7 @@ export function dataSourceOf(spec: MovableSpec): string | undefined {
 }
 
 /** The claim's volume mode; the apiserver defaults an absent one to Filesystem before admission. */
-export function volumeModeOf(spec: MovableSpec): string {
+function volumeModeOf(spec: MovableSpec): string {
   return typeof spec.volumeMode === 'string' ? spec.volumeMode : 'Filesystem';
 }
 

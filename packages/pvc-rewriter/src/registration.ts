@@ -4,7 +4,7 @@
 // volumes are CREATEs too, so they pass through the same rule.
 import type { WebhookRegistration } from '@kfx/admission-core';
 
-export const pvcRewriterRules: WebhookRegistration['rules'] = [
+const pvcRewriterRules: WebhookRegistration['rules'] = [
   {
     apiGroups: [''],
     apiVersions: ['v1'],

@@ -23,7 +23,7 @@ export const ORIGINAL_CLASS_ANNOTATION = 'pvc-rewriter.kfx.dev/original-storage-
 /** Claim annotation; `"false"` keeps the claim as it is. */
 export const REWRITE_ANNOTATION = 'pvc-rewriter.kfx.dev/rewrite';
 /** The pre-1.6 way to name a class, still honoured by Kubernetes and used by old manifests. */
-export const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
+const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 export interface RewriteContext extends ClusterFacts {
   /** true/false when known; undefined when it cannot be known (no API access, cache not synced). */

@@ -24,7 +24,7 @@ import {
   type DiscoveredNode,
 } from './network.js';
 
-export const SERVICE_CIDRS: ResourceRef = {
+const SERVICE_CIDRS: ResourceRef = {
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'servicecidrs',
