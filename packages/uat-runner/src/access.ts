@@ -43,7 +43,7 @@ interface SelfReview extends KubeObject {
 }
 
 /** The rights of NAMESPACED_RULES the client lacks in `namespace`, as `create jobs.batch`. */
-export async function missingRights(client: KubeClient, namespace: string): Promise<string[]> {
+async function missingRights(client: KubeClient, namespace: string): Promise<string[]> {
   const rights = rightsOf(NAMESPACED_RULES);
   const allowed = await Promise.all(rights.map((right) => mayDo(client, namespace, right)));
   return rights.filter((_, i) => !allowed[i]).map(describeRight);
@@ -69,7 +69,7 @@ async function mayDo(client: KubeClient, namespace: string, right: Right): Promi
 }
 
 /** The identity the API server sees (SelfSubjectReview). */
-export async function whoAmI(client: KubeClient): Promise<string> {
+async function whoAmI(client: KubeClient): Promise<string> {
   const review = await client.create<SelfReview>(selfSubjectReviews, {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'SelfSubjectReview',

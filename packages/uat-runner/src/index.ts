@@ -1,28 +1,19 @@
-export { ARTIFACT_FILES } from './artifacts.js';
+// The public API of @kfx/uat-runner: `runUat` with its options, result and events, the clean-up
+// of dead runs, the runner's RBAC, and the parsers behind `kfx uat run`'s inputs (env file, Job
+// manifest, command line, durations, run ids), with the errors they throw. Building the Job,
+// judging a run's state and deadlines, and reading JUnit stay internal.
 export { splitCommand } from './command-line.js';
-export { formatDuration, parseDuration } from './duration.js';
+export { parseDuration } from './duration.js';
 export { EnvFileError, parseEnvFile } from './env-file.js';
 export type { Reporter, RunEvent, StepName, StepStatus } from './events.js';
-export {
-  EXPIRY_SLACK_MS,
-  judgeRun,
-  runExpiresAt,
-  type RunLimits,
-  type RunVerdict,
-} from './expiry.js';
-export { buildJob, readJobManifest, type BuiltJob, type JobInput } from './job-spec.js';
-export { assessRun, type RunState } from './job-status.js';
-export { junitCounts, type JunitCounts } from './junit.js';
-export { JUNIT_BEGIN, JUNIT_END, junitWrapperScript } from './junit-wrapper.js';
+export { readJobManifest } from './job-spec.js';
+export { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
 export { cleanLeftovers, type LeftoverOptions, type LeftoverReport } from './leftovers.js';
 export { ANNOTATIONS, isRunId, LABELS, newRunId } from './names.js';
 export type { CreateNamespaceMode } from './namespace.js';
-export { errorMessage, EXIT_CODES, UatError, UatInputError, type Outcome } from './outcome.js';
-export { IN_CLUSTER_NO_PROXY, proxyEnvFrom } from './proxy-env.js';
-export { DEFAULT_RBAC_NAME, runnerRoleName } from './names.js';
-export { NAMESPACED_RULES } from './rbac-rules.js';
+export { UatError, UatInputError, type Outcome } from './outcome.js';
+export { proxyEnvFrom } from './proxy-env.js';
 export {
-  DEFAULT_RBAC_SUBJECT,
   parseServiceAccount,
   rbacObjects,
   rbacYaml,

@@ -9,7 +9,7 @@ export const JUNIT_END = '--- kfx:junit end ---';
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** The shell script the wrapper runs; `"$@"` is the suite's own command. */
-export function junitWrapperScript(file: string): string {
+function junitWrapperScript(file: string): string {
   const path = quote(file);
   return [
     '"$@"',

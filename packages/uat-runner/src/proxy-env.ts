@@ -6,7 +6,7 @@
 const NAMES = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'] as const;
 
 /** Added to NO_PROXY whenever a proxy is passed on: cluster-internal names stay direct. */
-export const IN_CLUSTER_NO_PROXY: readonly string[] = [
+const IN_CLUSTER_NO_PROXY: readonly string[] = [
   'localhost',
   '127.0.0.1',
   '.svc',

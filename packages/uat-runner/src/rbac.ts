@@ -38,7 +38,7 @@ export interface RbacOptions {
   editorClusterRole?: string | undefined;
 }
 
-export const DEFAULT_RBAC_SUBJECT: RbacSubject = {
+const DEFAULT_RBAC_SUBJECT: RbacSubject = {
   kind: 'ServiceAccount',
   name: 'kfx-uat',
   namespace: 'kfx-system',
