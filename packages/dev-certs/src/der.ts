@@ -9,7 +9,7 @@ function length(n: number): Buffer {
   return Buffer.from([0x80 | bytes.length, ...bytes]);
 }
 
-export function tlv(tag: number, ...content: Buffer[]): Der {
+function tlv(tag: number, ...content: Buffer[]): Der {
   const body = Buffer.concat(content);
   return Buffer.concat([Buffer.from([tag]), length(body.length), body]);
 }

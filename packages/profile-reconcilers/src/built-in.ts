@@ -25,7 +25,7 @@ const BUILT_IN: readonly (readonly [string, Enabler])[] = [
   [templatesReconciler.name, enabler(templatesReconciler)],
 ];
 
-export const BUILT_IN_NAMES: readonly string[] = BUILT_IN.map(([name]) => name);
+const BUILT_IN_NAMES: readonly string[] = BUILT_IN.map(([name]) => name);
 
 /** What runs when the config does not say: these two, with their documented defaults. */
 export const DEFAULT_RECONCILERS: Readonly<Record<string, unknown>> = {

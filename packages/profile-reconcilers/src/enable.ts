@@ -8,7 +8,7 @@ import {
   type PrepareEnv,
   type ProfileReconciler,
 } from './reconciler.js';
-import { TemplateError } from './templates/template-text.js';
+import { TemplateError } from './templates/template-error.js';
 
 export type Enabler = (raw: unknown, env: PrepareEnv) => EnabledReconciler;
 

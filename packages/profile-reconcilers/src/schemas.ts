@@ -3,7 +3,7 @@
 import { parseQuantity } from '@kfx/kube-runtime';
 import { z } from 'zod';
 
-export const quantity = z
+const quantity = z
   .union([z.string(), z.number()])
   .transform((value) => String(value))
   .refine((value) => parseQuantity(value) !== undefined, {

@@ -44,7 +44,7 @@ const holdsSecrets = (desired: DesiredObject) =>
   desired.kind.ref.group === '' && desired.kind.ref.resource === 'secrets';
 
 /** `data.password: want "…", have "…"` becomes `data.password: differs (…)`. */
-export const withoutValues = (reason: string): string =>
+const withoutValues = (reason: string): string =>
   reason.replace(/: want [\s\S]*$/, ': differs (Secret values are not shown)');
 
 /**

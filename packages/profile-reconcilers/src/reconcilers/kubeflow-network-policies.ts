@@ -8,14 +8,14 @@ import type { KubeObject } from '@kfx/kube-runtime';
 import type { LabelSelector } from '../schemas.js';
 
 /** A NetworkPolicy spec as JSON has it (client-node's model spells `from` as `_from`). */
-export type NetworkPolicySpecJson = Record<string, unknown>;
+type NetworkPolicySpecJson = Record<string, unknown>;
 
 export interface NetworkPolicyJson extends KubeObject {
   spec: NetworkPolicySpecJson;
 }
 
 /** On only for Profiles whose label `label` holds one of `values`. */
-export interface PolicySwitch {
+interface PolicySwitch {
   label: string;
   values: string[];
 }
@@ -29,7 +29,7 @@ export interface PolicyDefinition {
   spec: NetworkPolicySpecJson;
 }
 
-export interface PresetNamespaces {
+interface PresetNamespaces {
   istio: string;
   knative: string;
   kubeflow: string;
@@ -51,13 +51,8 @@ const inNamespace = (name: string, pods?: Record<string, string>) => ({
   ...(pods ? { podSelector: { matchLabels: pods } } : {}),
 });
 
-export const PRIVATE_RANGES_V4 = [
-  '10.0.0.0/8',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  '169.254.0.0/16',
-];
-export const PRIVATE_RANGES_V6 = ['fc00::/7', 'fe80::/10'];
+const PRIVATE_RANGES_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'];
+const PRIVATE_RANGES_V6 = ['fc00::/7', 'fe80::/10'];
 
 export function kubeflowNetworkPolicies(options: PresetOptions): PolicyDefinition[] {
   const ns = options.namespaces;

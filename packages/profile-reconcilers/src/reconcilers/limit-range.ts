@@ -17,7 +17,7 @@ import { labelPrefix, objectName, quantityMap } from '../schemas.js';
 
 const DEFAULT_LIMITS = { cpu: '250m', memory: '256M' };
 
-export const limitRangeConfigSchema = z
+const limitRangeConfigSchema = z
   .strictObject({
     name: objectName.default('default-container-limits'),
     labelPrefix: labelPrefix.default('limitrange.kfx.dev'),

@@ -15,17 +15,17 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const level = z.enum(['privileged', 'baseline', 'restricted']);
 
 /** What the upstream controller puts on a profile namespace. */
-export const KUBEFLOW_NAMESPACE_LABELS: Readonly<Record<string, string>> = {
+const KUBEFLOW_NAMESPACE_LABELS: Readonly<Record<string, string>> = {
   'app.kubernetes.io/part-of': 'kubeflow-profile',
   'katib.kubeflow.org/metrics-collector-injection': 'enabled',
   'pipelines.kubeflow.org/enabled': 'true',
   'serving.kubeflow.org/inferenceservice': 'enabled',
 };
 
-export const ISTIO_INJECTION_LABEL = 'istio-injection';
+const ISTIO_INJECTION_LABEL = 'istio-injection';
 
 /** The upstream controller's ServiceAccounts and the ClusterRoles their RoleBindings name. */
-export const KUBEFLOW_SERVICE_ACCOUNTS: readonly { name: string; clusterRole: string }[] = [
+const KUBEFLOW_SERVICE_ACCOUNTS: readonly { name: string; clusterRole: string }[] = [
   { name: 'default-editor', clusterRole: 'kubeflow-edit' },
   { name: 'default-viewer', clusterRole: 'kubeflow-view' },
 ];
@@ -41,7 +41,7 @@ const serviceAccount = z
   ])
   .transform((entry) => (typeof entry === 'string' ? { name: entry } : entry));
 
-export const namespaceConfigSchema = z
+const namespaceConfigSchema = z
   .strictObject({
     /** Labels on every profile namespace; replaces the Kubeflow defaults when given. */
     labels: z

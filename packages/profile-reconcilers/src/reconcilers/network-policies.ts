@@ -52,7 +52,7 @@ const policyEntry = z
     message: 'set optional or when, not both',
   });
 
-export const networkPoliciesConfigSchema = z
+const networkPoliciesConfigSchema = z
   .strictObject({
     /** `kubeflow`: the default set; `none`: only `policies`. */
     preset: z.enum(['kubeflow', 'none']).default('kubeflow'),
@@ -113,7 +113,7 @@ function presetOf(config: NetworkPoliciesConfig): PolicyDefinition[] {
 }
 
 /** The policies in force: the preset minus `disable`, with `policies` added or changing. */
-export function policyDefinitions(config: NetworkPoliciesConfig): PolicyDefinition[] {
+function policyDefinitions(config: NetworkPoliciesConfig): PolicyDefinition[] {
   const byName = new Map<string, PolicyDefinition>();
   for (const policy of presetOf(config)) {
     if (!config.disable.includes(policy.name)) byName.set(policy.name, policy);

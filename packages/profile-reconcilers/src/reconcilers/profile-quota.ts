@@ -11,7 +11,7 @@ import { quotaResourceProblem, quotaValueProblem } from '../quota-resources.js';
 import { defineReconciler, type Desired, type Problem } from '../reconciler.js';
 import { objectName } from '../schemas.js';
 
-export const profileQuotaConfigSchema = z
+const profileQuotaConfigSchema = z
   .strictObject({
     /** Name of the ResourceQuota; the upstream controller's by default. */
     name: objectName.default('kf-resource-quota'),

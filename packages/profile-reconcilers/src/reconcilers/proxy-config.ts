@@ -10,7 +10,7 @@ import { objectName } from '../schemas.js';
 
 const proxyUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 
-export const proxyConfigSchema = z
+const proxyConfigSchema = z
   .strictObject({
     name: objectName.default('kfx-proxy'),
     httpProxy: proxyUrl.optional(),
@@ -34,12 +34,12 @@ export const proxyConfigSchema = z
 export type ProxyConfig = z.infer<typeof proxyConfigSchema>;
 
 /** Duplicates removed, first occurrence kept: NO_PROXY reads the same on every run. */
-export function joinNoProxy(entries: readonly string[]): string {
+function joinNoProxy(entries: readonly string[]): string {
   return [...new Set(entries.map((e) => e.trim()).filter(Boolean))].join(',');
 }
 
 /** The ConfigMap data, the same for every Profile. */
-export function proxyData(config: ProxyConfig): Record<string, string> {
+function proxyData(config: ProxyConfig): Record<string, string> {
   const data: Record<string, string> = { ...config.extra };
   const set = (name: string, value: string | undefined) => {
     if (value === undefined || value === '') return;

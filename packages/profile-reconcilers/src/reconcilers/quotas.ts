@@ -10,7 +10,7 @@ import { quotaResourceProblem, quotaValueProblem } from '../quota-resources.js';
 import { defineReconciler } from '../reconciler.js';
 import { labelPrefix, objectName, quantityMap } from '../schemas.js';
 
-export const DEFAULT_QUOTA_HARD: Readonly<Record<string, string>> = {
+const DEFAULT_QUOTA_HARD: Readonly<Record<string, string>> = {
   'requests.cpu': '70',
   'limits.cpu': '70',
   'requests.memory': '368G',
@@ -22,7 +22,7 @@ export const DEFAULT_QUOTA_HARD: Readonly<Record<string, string>> = {
   'services.loadbalancers': '0',
 };
 
-export const quotasConfigSchema = z
+const quotasConfigSchema = z
   .strictObject({
     /** Name of the ResourceQuota. */
     name: objectName.default('quotas'),

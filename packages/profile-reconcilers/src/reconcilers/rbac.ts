@@ -8,10 +8,10 @@ import { z } from 'zod';
 import { profileNamespace, type Profile } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
 import { rbacName } from '../schemas.js';
+import { TemplateError } from '../templates/template-error.js';
 import {
   compileText,
   renderText,
-  TemplateError,
   templateValues,
   type CompiledText,
 } from '../templates/template-text.js';
@@ -43,7 +43,7 @@ const bindingSchema = z
     message: 'a binding needs subjects, owner: true, or both',
   });
 
-export const rbacConfigSchema = z.strictObject({
+const rbacConfigSchema = z.strictObject({
   bindings: z
     .array(bindingSchema)
     .min(1, 'list at least one binding')

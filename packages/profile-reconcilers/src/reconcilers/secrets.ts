@@ -32,7 +32,7 @@ const copySchema = z.union([
   }),
 ]);
 
-export const secretsConfigSchema = z.strictObject({
+const secretsConfigSchema = z.strictObject({
   /** The namespace holding the Secrets to copy. */
   sourceNamespace: dnsLabel,
   copy: z

@@ -23,7 +23,7 @@ import {
 
 const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-export const templatesConfigSchema = z
+const templatesConfigSchema = z
   .strictObject({
     /** Templates that ship with kfx, by name. */
     shipped: z.array(z.enum(Object.keys(SHIPPED_TEMPLATES) as [string, ...string[]])).default([]),

@@ -24,7 +24,7 @@ export type Control =
   | { kind: 'end' }
   | { kind: 'for'; variable: string; list: string; shape: ItemShape };
 
-export const CONTROL_WORDS = ['if', 'else', 'end', 'for'];
+const CONTROL_WORDS = ['if', 'else', 'end', 'for'];
 const RESERVED = new Set([
   ...CONTROL_WORDS,
   'in',

@@ -7,7 +7,7 @@ import type { Contributor } from './contributors.js';
 /** The items of a list: plain text, or records with these fields. */
 export type ItemShape = 'text' | readonly string[];
 
-export const CONTRIBUTOR_FIELDS: readonly string[] = ['user', 'role', 'binding'];
+const CONTRIBUTOR_FIELDS: readonly string[] = ['user', 'role', 'binding'];
 
 /** Names known when a template is compiled. Loop variables add to a copy. */
 export interface Scope {
@@ -21,14 +21,14 @@ export interface Scope {
   used: Set<string>;
 }
 
-export const PROFILE_SCALARS = [
+const PROFILE_SCALARS = [
   'profile.name',
   'profile.namespace',
   'profile.uid',
   'owner.name',
   'owner.kind',
 ];
-export const PROFILE_MAPS = ['profile.labels', 'profile.annotations'];
+const PROFILE_MAPS = ['profile.labels', 'profile.annotations'];
 
 /** Site values from the config: text, or lists of text to loop over. */
 export type SiteValues = Readonly<Record<string, string | readonly string[]>>;

@@ -7,10 +7,9 @@ import { ExpressionError, parseExpression, type Expression } from './expression.
 import { baseScope, NO_ENV, type Env, type Scope, type TemplateValues } from './scope.js';
 import { TemplateError } from './template-error.js';
 
-export { TemplateError } from './template-error.js';
 export { templateValues, type TemplateValues } from './scope.js';
 
-export type TemplatePart = string | Expression;
+type TemplatePart = string | Expression;
 
 export interface CompiledText {
   parts: TemplatePart[];

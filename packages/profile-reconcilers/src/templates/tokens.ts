@@ -11,7 +11,7 @@ export class ExpressionError extends Error {
   override name = 'ExpressionError';
 }
 
-export function tokenize(source: string): Token[] {
+function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
