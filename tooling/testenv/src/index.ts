@@ -77,4 +77,12 @@ export {
 } from './shared-plane.js';
 export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
 export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';
-export { registerWebhook, type WebhookRegistration } from './webhooks.js';
+export {
+  registerWebhook,
+  serveWebhook,
+  type ServedWebhook,
+  type ServeWebhookOptions,
+  type WebhookConfigurationObject,
+  type WebhookRegistration,
+  type WebhookTls,
+} from './webhooks.js';

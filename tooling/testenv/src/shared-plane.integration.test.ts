@@ -1,14 +1,20 @@
 // Two test files on one shared plane: each gets namespaces of its own, and a webhook one file
 // registers with `scope()` is called for that file's namespaces only (the other file's objects
-// never reach it), whatever selector the webhook brings of its own.
-import { CoreV1Api } from '@kubernetes/client-node';
+// never reach it), whatever selector the webhook brings of its own. serveWebhook serves one on a
+// development certificate, registers it as given, and leaves nothing behind, also on failure.
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startSharedControlPlane,
   useSharedControlPlane,
   type SharedControlPlane,
 } from './shared-plane.js';
-import { registerWebhook } from './webhooks.js';
+import { waitFor } from './wait.js';
+import { registerWebhook, serveWebhook, type WebhookTls } from './webhooks.js';
 
 let plane: Awaited<ReturnType<typeof startSharedControlPlane>>;
 let first: SharedControlPlane;
@@ -96,5 +102,134 @@ describe('a file on the shared control plane', () => {
     expect(['Terminating', 'gone']).toContain(await phase(first.namespace));
     expect(await phase(second.namespace)).toBe('Active');
     await second.release();
+  });
+});
+
+describe('serveWebhook', () => {
+  /** An HTTPS server refusing every review with `message`; counts the reviews. */
+  async function refusingServer(tls: WebhookTls, message: string) {
+    const [cert, key] = await Promise.all([readFile(tls.certFile), readFile(tls.keyFile)]);
+    let reviews = 0;
+    const server = createServer({ cert, key }, (req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        reviews += 1;
+        const { request } = JSON.parse(body) as { request: { uid: string } };
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: { uid: request.uid, allowed: false, status: { message } },
+          }),
+        );
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const stop = () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    return { server, port: (server.address() as AddressInfo).port, stop, reviews: () => reviews };
+  }
+
+  const configuration = (name: string, url: string, caCert: string) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks: [
+      {
+        name: `${name}.kfx.dev`,
+        clientConfig: { url: `${url}/validate`, caBundle: Buffer.from(caCert).toString('base64') },
+        rules: [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            operations: ['CREATE'],
+            resources: ['configmaps'],
+          },
+        ],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
+  });
+
+  const exists = async (env: SharedControlPlane, name: string) =>
+    env.kubeConfig
+      .makeApiClient(AdmissionregistrationV1Api)
+      .readValidatingWebhookConfiguration({ name })
+      .then(() => true)
+      .catch(() => false);
+
+  it('serves on a certificate the apiserver trusts, scoped, and deletes its registration on stop', async () => {
+    const env = await useSharedControlPlane(plane.info, 'served');
+    const name = `refuse-${env.namespace}`;
+    let refusing: Awaited<ReturnType<typeof refusingServer>> | undefined;
+    const served = await serveWebhook({
+      kubeconfig: env.kubeConfig,
+      async serve(tls) {
+        refusing = await refusingServer(tls, 'refused by the test webhook');
+        return { port: refusing.port, stop: refusing.stop };
+      },
+      configurations: ({ url, caCert }) => [configuration(name, url, caCert)],
+      scope: env.scope,
+      async called() {
+        const answer = await createIn(env, env.namespace);
+        return answer.includes('refused by the test webhook') || answer;
+      },
+    });
+    try {
+      expect(served.url).toBe(`https://127.0.0.1:${served.port}`);
+      const other = await useSharedControlPlane(plane.info, 'another file');
+      expect(await createIn(other, other.namespace)).toBe('created');
+      await other.release();
+      expect(refusing?.reviews()).toBeGreaterThan(0);
+    } finally {
+      await served.stop();
+    }
+    expect(await exists(env, name)).toBe(false);
+    expect(refusing?.server.listening).toBe(false);
+    // The apiserver drops a deleted configuration asynchronously.
+    await waitFor(
+      async () => {
+        const answer = await createIn(env, env.namespace);
+        return answer === 'created' ? { done: true, value: null } : { done: false, saw: answer };
+      },
+      { description: 'the apiserver to stop calling the deleted webhook' },
+    );
+    await env.release();
+  });
+
+  it('stops what it started when the apiserver never calls the webhook', async () => {
+    const env = await useSharedControlPlane(plane.info, 'never-called');
+    const name = `never-${env.namespace}`;
+    let refusing: Awaited<ReturnType<typeof refusingServer>> | undefined;
+    let dir = '';
+    const failed = serveWebhook({
+      kubeconfig: env.kubeConfig,
+      async serve(tls) {
+        dir = tls.dir;
+        refusing = await refusingServer(tls, 'never seen');
+        return { port: refusing.port, stop: refusing.stop };
+      },
+      // Scoped to the file, and the file creates nothing: the webhook is never called.
+      configurations: ({ url, caCert }) => [configuration(name, url, caCert)],
+      scope: env.scope,
+      called: () => Promise.resolve('nothing created'),
+      timeoutMs: 2_000,
+    });
+    await expect(failed).rejects.toThrow(
+      `the apiserver to call the webhook of ValidatingWebhookConfiguration ${name}`,
+    );
+    expect(await exists(env, name)).toBe(false);
+    expect(refusing?.server.listening).toBe(false);
+    await expect(readFile(`${dir}/tls.crt`)).rejects.toMatchObject({ code: 'ENOENT' });
+    await env.release();
   });
 });

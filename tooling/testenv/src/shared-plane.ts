@@ -62,7 +62,7 @@ export interface SharedControlPlane {
    * `selector` (a webhook's own namespaceSelector, or nothing) narrowed to this file's
    * namespaces, so that a webhook the file registers is never called for another file's objects.
    */
-  scope(selector?: V1LabelSelector): V1LabelSelector;
+  scope: (selector?: V1LabelSelector) => V1LabelSelector;
   /**
    * A kubeconfig (file and object) acting as another user, for RBAC denials: the admin
    * impersonating `user` (who is only in system:authenticated).
