@@ -5,25 +5,17 @@
 // The apiserver is the package's shared control plane: the registration's namespaceSelector is
 // narrowed to the file's namespaces, and stop() deletes it and the StorageClasses the file made
 // (cluster-wide objects the next file's rewriter would otherwise see).
-import {
-  createAdmissionServer,
-  renderWebhookConfiguration,
-  writeDevCertificates,
-  type AdmissionServer,
-} from '@kfx/admission-core';
+import { createAdmissionServer, renderWebhookConfiguration } from '@kfx/admission-core';
 import { KubeClient, resources } from '@kfx/kube-runtime';
 import {
-  registerWebhook,
   runKubectl,
+  serveWebhook,
   useSharedControlPlane,
   waitFor,
   type KubectlRun,
   type SharedControlPlane,
   type SharedControlPlaneInfo,
 } from '@kfx/testenv';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import type { PvcRewriterConfig } from '../config.js';
 import { pvcRewriterRegistration } from '../registration.js';
@@ -85,9 +77,6 @@ export async function startBehindApiserver(
     }
     await options.setUp?.(client, env);
 
-    const dir = await mkdtemp(join(tmpdir(), 'kfx-pvc-rewriter-it-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
     const rewriter = createPvcRewriter(options.config, { client, logger });
     const readyBeforeStart = rewriter.readiness().ok;
     await rewriter.start();
@@ -103,51 +92,46 @@ export async function startBehindApiserver(
       { description: 'the caches to be ready', timeoutMs: 10_000 },
     );
 
-    const server: AdmissionServer = createAdmissionServer({
-      webhooks: [rewriter],
-      tls: { certFile: certs.certFile, keyFile: certs.keyFile },
-      host: '127.0.0.1',
-      port: 0,
-      metricsHost: '127.0.0.1',
-      metricsPort: 0,
-      registry: client.registry,
-      logger,
-    });
-    const { port, metricsPort } = await server.start();
-    cleanups.push(() => server.close());
-    const [webhook] =
-      renderWebhookConfiguration({
-        kind: 'mutating',
-        name: 'kfx-pvc-rewriter',
-        namespace: 'kfx-system',
-        url: `https://127.0.0.1:${port}`,
-        caBundle: certs.caCert,
-        webhooks: [pvcRewriterRegistration(rewriter)],
-      }).webhooks ?? [];
-    const unregister = await registerWebhook(env.kubeConfig, {
-      name: `kfx-pvc-rewriter-${env.namespace}`,
-      url: webhook?.clientConfig.url ?? '',
-      caBundle: certs.caCert,
-      rules: webhook?.rules ?? [],
-      namespaceSelector: env.scope(webhook?.namespaceSelector),
-      failurePolicy: 'Fail',
-    });
-    cleanups.push(unregister);
-
+    let metricsPort = 0;
     const { storageClassName } = options.probe;
     const claim = options.probe.claim(env.namespace);
-    await waitFor(
-      async () => {
+    const served = await serveWebhook({
+      kubeconfig: env.kubeConfig,
+      async serve(tls) {
+        const server = createAdmissionServer({
+          webhooks: [rewriter],
+          tls,
+          host: '127.0.0.1',
+          port: 0,
+          metricsHost: '127.0.0.1',
+          metricsPort: 0,
+          registry: client.registry,
+          logger,
+        });
+        const ports = await server.start();
+        metricsPort = ports.metricsPort ?? 0;
+        return { port: ports.port, stop: () => server.close() };
+      },
+      configurations: ({ url, caCert }) => [
+        renderWebhookConfiguration({
+          kind: 'mutating',
+          name: `kfx-pvc-rewriter-${env.namespace}`,
+          namespace: 'kfx-system',
+          url,
+          caBundle: caCert,
+          webhooks: [{ ...pvcRewriterRegistration(rewriter), failurePolicy: 'Fail' }],
+        }),
+      ],
+      scope: env.scope,
+      async called() {
         const probe = await client.create(resources.persistentVolumeClaims, claim, {
           dryRun: true,
         });
         const got = probe.spec?.storageClassName;
-        return got === storageClassName
-          ? { done: true, value: null }
-          : { done: false, saw: String(got) };
+        return got === storageClassName || `storageClassName ${String(got)}`;
       },
-      { description: 'the rewriter to rewrite a dry-run claim', timeoutMs: 30_000 },
-    );
+    });
+    cleanups.push(() => served.stop());
 
     return {
       env,
