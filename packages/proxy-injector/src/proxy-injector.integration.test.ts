@@ -5,6 +5,9 @@
 // `kubernetes` Service IP and the Nodes from the API server and follows a Node added later;
 // variables from an envFrom ConfigMap are the workload's; the proxy CA bundle is mounted where
 // its ConfigMap is, and a second pass over such a Pod changes nothing.
+// It owns its control plane: it proves that the rendered namespaceSelector keeps the webhook from
+// being called for kube-system and opted-out namespaces (narrowing it to a shared plane's
+// namespaces would prove nothing), and the injector discovers every Node of the cluster.
 import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   createAdmissionServer,
@@ -16,13 +19,13 @@ import {
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import {
   ensureBinaries,
-  registerWebhook,
+  serveWebhook,
   startControlPlane,
   waitFor,
   type ControlPlane,
+  type ServedWebhook,
 } from '@kfx/testenv';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -48,7 +51,7 @@ let server: AdmissionServer | undefined;
 let injector: ProxyInjectorWebhook | undefined;
 let client: KubeClient;
 const calledFor = new Set<string>();
-let dir: string | undefined;
+let served: ServedWebhook | undefined;
 
 const namespace = (name: string, labels: Record<string, string> = {}) => ({
   apiVersion: 'v1',
@@ -114,8 +117,6 @@ beforeAll(async () => {
     await client.create(resources.namespaces, object);
   }
   await client.create(resources.nodes, labNode(0));
-  dir = await mkdtemp(join(tmpdir(), 'kfx-proxy-injector-it-'));
-  const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
   const logger = pino({ level: 'warn' });
   injector = createProxyInjector(config, { client, logger, environment: {} });
   await injector.start();
@@ -130,63 +131,64 @@ beforeAll(async () => {
     },
     { description: 'the caches to be ready', timeoutMs: 10_000 },
   );
-  server = createAdmissionServer({
-    webhooks: [injector],
-    tls: { certFile: certs.certFile, keyFile: certs.keyFile },
-    host: '127.0.0.1',
-    port: 0,
-    metricsPort: false,
-    // One line per admission: which namespaces the apiserver called the webhook for.
-    logger: pino(
-      { level: 'info' },
-      {
-        write: (line: string) => {
-          const entry = JSON.parse(line) as { level: number; msg?: string; namespace?: string };
-          if (entry.msg === 'admission' && entry.namespace) calledFor.add(entry.namespace);
-          else if (entry.level >= 40) process.stderr.write(line);
-        },
-      },
-    ),
-  });
-  const { port } = await server.start();
-  // The selector and rules exactly as the rendered configuration has them (kube-system and the
-  // webhook's namespace excluded, plus the opt-out label).
-  const rendered = renderWebhookConfiguration({
-    kind: 'mutating',
-    name: 'kfx-proxy-injector',
-    namespace: 'kfx-system',
-    url: `https://127.0.0.1:${port}`,
-    caBundle: certs.caCert,
-    webhooks: [proxyInjectorRegistration(injector)],
-  });
-  const [webhook] = rendered.webhooks ?? [];
-  await registerWebhook(env.kubeConfig, {
-    name: 'kfx-proxy-injector',
-    url: webhook?.clientConfig.url ?? '',
-    caBundle: certs.caCert,
-    rules: webhook?.rules ?? [],
-    ...(webhook?.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
-    failurePolicy: 'Fail', // in this test a webhook that is not called must show up as an error
-    reinvocationPolicy: 'IfNeeded',
-  });
-  await waitFor(
-    async () => {
+  served = await serveWebhook({
+    kubeconfig: env.kubeConfig,
+    async serve(tls) {
+      const admission = createAdmissionServer({
+        webhooks: [started],
+        tls,
+        host: '127.0.0.1',
+        port: 0,
+        metricsPort: false,
+        // One line per admission: which namespaces the apiserver called the webhook for.
+        logger: pino(
+          { level: 'info' },
+          {
+            write: (line: string) => {
+              const entry = JSON.parse(line) as { level: number; msg?: string; namespace?: string };
+              if (entry.msg === 'admission' && entry.namespace) calledFor.add(entry.namespace);
+              else if (entry.level >= 40) process.stderr.write(line);
+            },
+          },
+        ),
+      });
+      server = admission;
+      return { port: (await admission.start()).port, stop: () => admission.close() };
+    },
+    // The selector and rules exactly as the rendered configuration has them (kube-system and the
+    // webhook's namespace excluded, plus the opt-out label); failurePolicy Fail, as in this test a
+    // webhook that is not called must show up as an error.
+    configurations: ({ url, caCert }) => [
+      renderWebhookConfiguration({
+        kind: 'mutating',
+        name: 'kfx-proxy-injector',
+        namespace: 'kfx-system',
+        url,
+        caBundle: caCert,
+        webhooks: [
+          {
+            ...proxyInjectorRegistration(started),
+            failurePolicy: 'Fail',
+            reinvocationPolicy: 'IfNeeded',
+          },
+        ],
+      }),
+    ],
+    async called() {
       const probe = await client.create(resources.pods, pod('probe', 'team-a'), { dryRun: true });
       const names = envNames(probe.spec?.containers[0]);
-      return names.includes('HTTPS_PROXY')
-        ? { done: true, value: null }
-        : { done: false, saw: names.join(',') };
+      return (
+        names.includes('HTTPS_PROXY') || `a dry-run Pod with ${names.join(',') || 'no variables'}`
+      );
     },
-    { description: 'the injector to mutate a dry-run Pod', timeoutMs: 30_000 },
-  );
+  });
 });
 
 afterAll(async () => {
-  await server?.close();
+  await served?.stop();
   await injector?.stop();
   client.close();
   await env?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** `kubectl create` of one object: what the API server stored, and kubectl's stderr (warnings). */
@@ -448,7 +450,7 @@ describe('the proxy injector behind a real kube-apiserver', () => {
 
   it('mounts the proxy CA bundle where its ConfigMap is; a second pass over the Pod changes nothing', async () => {
     // Two certificates: a full bundle (in a cluster, the public roots and the proxy's CA).
-    const proxyCa = await writeDevCertificates(join(dir ?? tmpdir(), 'proxy-ca'));
+    const proxyCa = await writeDevCertificates(join(served?.tls.dir ?? tmpdir(), 'proxy-ca'));
     await client.create(resources.configMaps, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
