@@ -1,21 +1,23 @@
+// A webhook built with admission-core, served on its development certificates and registered
+// with the configurations renderWebhookConfiguration makes, called by a real kube-apiserver. It
+// owns its control plane: it proves that the rendered namespaceSelector keeps kube-system out,
+// which narrowing the configuration to a shared plane's namespaces would hide.
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
   runKubectl,
+  serveWebhook,
   startControlPlane,
-  waitFor,
   type ControlPlane,
   type KubectlRun,
+  type ServedWebhook,
 } from '@kfx/testenv';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevCertificates } from './dev-certificates.js';
 import type { Plain } from './plain-json.js';
-import { createAdmissionServer, type AdmissionServer } from './server.js';
+import { createAdmissionServer } from './server.js';
 import { renderWebhookConfiguration } from './webhook-configuration.js';
 import { defineMutatingWebhook, defineValidatingWebhook } from './webhook.js';
 
@@ -80,73 +82,67 @@ const podRules = [
 ];
 
 let env: ControlPlane | undefined;
-let server: AdmissionServer | undefined;
 let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlRun>;
-let dir: string | undefined;
+let served: ServedWebhook | undefined;
 
 beforeAll(async () => {
   const plane = await startControlPlane();
   env = plane;
   kubectl = (args, stdin) => runKubectl(plane.kubeconfigPath, args, stdin);
-  dir = await mkdtemp(join(tmpdir(), 'kfx-admission-it-'));
-  const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
-  server = createAdmissionServer({
-    webhooks: [injector, broken, guard],
-    tls: { certFile: certs.certFile, keyFile: certs.keyFile },
-    host: '127.0.0.1',
-    port: 0,
-    metricsPort: false,
-    registry: new Registry(),
-    logger: pino({ level: 'warn' }),
-  });
-  const { port } = await server.start();
-  const common = {
-    name: 'kfx-test',
-    namespace: 'kfx-system',
-    url: `https://127.0.0.1:${port}`,
-    caBundle: certs.caCert,
-  };
-  const objects = [
+  await applyManifests(plane.kubeConfig, [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
-    renderWebhookConfiguration({
-      ...common,
-      kind: 'mutating',
-      webhooks: [
-        { webhook: injector, rules: podRules },
-        {
-          webhook: broken,
-          rules: podRules,
-          objectSelector: { matchExpressions: [{ key: 'kfx.dev/break', operator: 'Exists' }] },
-        },
-      ],
-    }),
-    renderWebhookConfiguration({
-      ...common,
-      kind: 'validating',
-      webhooks: [{ webhook: guard, rules: podRules }],
-    }),
-  ];
-  // As JSON text: the rendered objects are plain JSON, not client-node's Date-typed models.
-  await applyManifests(env.kubeConfig, objects.map((o) => JSON.stringify(o)).join('\n---\n'));
-  // The apiserver picks new webhook configurations up asynchronously.
-  await waitFor(
-    async () => {
+  ]);
+  served = await serveWebhook({
+    kubeconfig: plane.kubeConfig,
+    // The package's own development certificates, as kfx-webhook's dev mode writes them.
+    certificates: (dir) => writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] }),
+    async serve(tls) {
+      const admission = createAdmissionServer({
+        webhooks: [injector, broken, guard],
+        tls,
+        host: '127.0.0.1',
+        port: 0,
+        metricsPort: false,
+        registry: new Registry(),
+        logger: pino({ level: 'warn' }),
+      });
+      return { port: (await admission.start()).port, stop: () => admission.close() };
+    },
+    configurations({ url, caCert }) {
+      const common = { name: 'kfx-test', namespace: 'kfx-system', url, caBundle: caCert };
+      return [
+        renderWebhookConfiguration({
+          ...common,
+          kind: 'mutating',
+          webhooks: [
+            { webhook: injector, rules: podRules },
+            {
+              webhook: broken,
+              rules: podRules,
+              objectSelector: { matchExpressions: [{ key: 'kfx.dev/break', operator: 'Exists' }] },
+            },
+          ],
+        }),
+        renderWebhookConfiguration({
+          ...common,
+          kind: 'validating',
+          webhooks: [{ webhook: guard, rules: podRules }],
+        }),
+      ];
+    },
+    async called() {
       const probe = await kubectl(
         ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
         JSON.stringify(pod('probe')),
       );
-      return probe.stdout.includes('kfx.dev/injected')
-        ? { done: true, value: null }
-        : { done: false, saw: probe.stdout + probe.stderr };
+      return probe.stdout.includes('kfx.dev/injected') || probe.stdout + probe.stderr;
     },
-    { description: 'the webhook to mutate a dry-run Pod', timeoutMs: 30_000 },
-  );
+  });
 });
 
 afterAll(async () => {
-  await server?.close();
+  await served?.stop();
   await env?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('a webhook built with admission-core, called by a real kube-apiserver', () => {
