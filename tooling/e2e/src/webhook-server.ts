@@ -1,11 +1,11 @@
 // kfx-webhook as the chart configures it, but outside a cluster: the configuration file the
 // chart's ConfigMap holds, with the ports and certificate of this machine, and the chart's own
 // MutatingWebhookConfiguration pointed at it by URL, so the real apiserver calls the real binary
-// with exactly the rules, selectors and failure policy the chart installs.
+// with exactly the rules, selectors and failure policy the chart installs (testenv's
+// serveWebhook, on a development certificate for 127.0.0.1).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCertificateAuthority } from '@kfx/dev-certs';
-import { applyManifests, freePort, runKubectl, waitUntilHealthy } from '@kfx/testenv';
+import { freePort, serveWebhook, waitUntilHealthy } from '@kfx/testenv';
 import { parse, stringify } from 'yaml';
 import { startApp, type RunningApp } from './apps.js';
 import { CHARTS, findRendered, renderChart, type Rendered } from './helm.js';
@@ -25,7 +25,7 @@ interface WebhookEntry {
 /**
  * Renders the webhook chart with `values` (a guide's values file), runs kfx-webhook with the
  * configuration it renders, and registers the chart's MutatingWebhookConfiguration with the
- * apiserver of `kubeconfigPath`, by URL. `dir` receives the certificate, config and log.
+ * apiserver of `kubeconfigPath`, by URL. `dir` receives the config and log.
  */
 export async function startWebhookFromChart(options: {
   values: string | object;
@@ -45,55 +45,46 @@ export async function startWebhookFromChart(options: {
   const config = parse(configMap.data['config.yaml'] ?? '') as Record<string, unknown>;
 
   mkdirSync(options.dir, { recursive: true });
-  const ca = createCertificateAuthority();
-  const tls = ca.issue({ commonName: 'kfx-webhook', ipAddresses: ['127.0.0.1'] });
-  writeFileSync(join(options.dir, 'tls.crt'), tls.cert);
-  writeFileSync(join(options.dir, 'tls.key'), tls.key, { mode: 0o600 });
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  config.port = port;
-  config.metricsPort = metricsPort;
-  config.tls = { certFile: join(options.dir, 'tls.crt'), keyFile: join(options.dir, 'tls.key') };
-  const configFile = join(options.dir, 'config.yaml');
-  writeFileSync(configFile, stringify(config));
-
-  const app = startApp(
-    '@kfx/webhook-app',
-    ['--config', configFile, '--kubeconfig', options.kubeconfigPath],
-    join(options.dir, 'kfx-webhook.log'),
-  );
-  const base = `https://127.0.0.1:${port}`;
-  try {
-    await waitUntilHealthy(app, `${base}/readyz`, { ca: ca.cert });
-  } catch (error) {
-    await app.stop();
-    throw error;
-  }
-
   const configuration = findRendered(objects, 'MutatingWebhookConfiguration') as Rendered & {
     metadata: { annotations?: Record<string, string> };
     webhooks: WebhookEntry[];
   };
   delete configuration.metadata.annotations;
-  for (const webhook of configuration.webhooks) {
-    const path = webhook.clientConfig.service?.path ?? '';
-    webhook.clientConfig = {
-      url: `${base}${path}`,
-      caBundle: Buffer.from(ca.cert).toString('base64'),
-    };
-  }
-  await applyManifests(options.kubeconfigPath, [configuration]);
-  const name = configuration.metadata.name ?? '';
-  return {
-    app,
-    config,
-    async stop() {
-      await runKubectl(options.kubeconfigPath, [
-        'delete',
-        'mutatingwebhookconfiguration',
-        name,
-        '--ignore-not-found',
-      ]);
-      await app.stop();
+  let app: RunningApp | undefined;
+  const served = await serveWebhook({
+    kubeconfig: options.kubeconfigPath,
+    async serve(tls) {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      config.port = port;
+      config.metricsPort = metricsPort;
+      config.tls = { certFile: tls.certFile, keyFile: tls.keyFile };
+      const configFile = join(options.dir, 'config.yaml');
+      writeFileSync(configFile, stringify(config));
+      const started = startApp(
+        '@kfx/webhook-app',
+        ['--config', configFile, '--kubeconfig', options.kubeconfigPath],
+        join(options.dir, 'kfx-webhook.log'),
+      );
+      app = started;
+      try {
+        await waitUntilHealthy(started, `https://127.0.0.1:${port}/readyz`, { ca: tls.caCert });
+      } catch (error) {
+        await started.stop();
+        throw error;
+      }
+      return { port, stop: () => started.stop() };
     },
-  };
+    configurations({ url, caCert }) {
+      for (const webhook of configuration.webhooks) {
+        const path = webhook.clientConfig.service?.path ?? '';
+        webhook.clientConfig = {
+          url: `${url}${path}`,
+          caBundle: Buffer.from(caCert).toString('base64'),
+        };
+      }
+      return [configuration];
+    },
+  });
+  if (!app) throw new Error('kfx-webhook did not start');
+  return { app, config, stop: () => served.stop() };
 }
