@@ -250,6 +250,15 @@ export async function compare(options: ComparisonOptions): Promise<void> {
       `kfx/floor server CPU per review: ${ratio(cpu('HTTP/2', kfx), cpu('HTTP/2', floor))}× over HTTP/2, ` +
         `${ratio(cpu('HTTP/1.1', kfx), cpu('HTTP/1.1', floor))}× over HTTP/1.1 (target ≤ 2×)`,
     );
+    log(
+      `kfx peak RSS: ${(peaks[kfx] ?? Number.NaN).toFixed(0)} MiB, the floor's ` +
+        `${(peaks[floor] ?? Number.NaN).toFixed(0)} MiB (target ≤ 80 MiB under saturation; ` +
+        'the 10-minute soak is apps/webhook `pnpm run bench:soak`)',
+    );
+    log(
+      'Pods/s through the apiserver (target within 5 % of a no-op webhook): `pnpm run bench:e2e` ' +
+        'in packages/admission-core, which needs a control plane.',
+    );
     log(`load average (1, 5, 15 min): ${loadBefore} before, ${load()} after`);
   } finally {
     for (const server of running) await server.stop();

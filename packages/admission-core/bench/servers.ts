@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface Running {
   port: number;
+  /** The JSON line the server announced its port with (kfx-webhook's names its metricsPort too). */
+  announced: Record<string, unknown>;
   pid: number | undefined;
   /** CPU time (user + system) the process has used, in ms; NaN where /proc is missing. */
   cpuMs(): number;
@@ -38,12 +40,12 @@ function rssOf(pid: number | undefined): { now: number; peak: number } {
   }
 }
 
-/** The first line of output that is JSON with a numeric `port` (a log line may be one). */
-function portIn(line: string): number | undefined {
+/** A line of output that is JSON with a numeric `port` (a log line may be one). */
+function announcement(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
-    const { port } = JSON.parse(line) as { port?: unknown };
-    return typeof port === 'number' ? port : undefined;
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+    return typeof parsed.port === 'number' ? parsed : undefined;
   } catch {
     return undefined;
   }
@@ -81,16 +83,17 @@ export function startProcess(
     child.once('error', reject);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const port = output
+      const announced = output
         .split('\n')
-        .map(portIn)
+        .map(announcement)
         .find((found) => found !== undefined);
-      if (port === undefined) return;
+      if (announced === undefined) return;
       child.stdout.off('data', onData);
       child.stdout.resume();
       child.off('exit', onExit);
       resolve({
-        port,
+        port: announced.port as number,
+        announced,
         pid: child.pid,
         cpuMs: () => cpuMsOf(child.pid),
         rssMiB: () => rssOf(child.pid),
