@@ -133,9 +133,10 @@ try {
   const warm = maxima[Math.min(1, maxima.length - 1)] ?? Number.NaN;
   const last = maxima.at(-1) ?? Number.NaN;
   log(
-    `peak RSS (VmHWM) ${peak.toFixed(0)} MiB against the ${LIMIT_MIB}Mi limit; highest RSS in ` +
-      `minute 2 ${warm.toFixed(0)} MiB, in the last minute ${last.toFixed(0)} MiB (growth after ` +
-      `warm-up ${(last - warm).toFixed(0)} MiB). Load average after: ${load()}.`,
+    `peak RSS (VmHWM) ${peak.toFixed(0)} MiB against the ${LIMIT_MIB}Mi limit (target ≤ 80 MiB); ` +
+      `highest RSS in minute 2 ${warm.toFixed(0)} MiB, in the last minute ${last.toFixed(0)} MiB ` +
+      `(growth after warm-up ${(last - warm).toFixed(0)} MiB; target none). Load average after: ` +
+      `${load()}.`,
   );
 } finally {
   await server.stop();
