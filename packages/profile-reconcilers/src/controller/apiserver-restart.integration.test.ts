@@ -1,6 +1,7 @@
 // The API server restarts while the controller is busy: watches break, writes fail. The
 // controller must reconnect on its own and lose no update, neither one made before the
 // restart nor one made while its watches were still down.
+// It owns its control plane: it restarts the API server.
 import { resources, type KubeClient } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ResourceQuota } from '@kubernetes/client-node';

@@ -1,6 +1,8 @@
 // The controller restarted with a different configuration (what a new ConfigMap and a rollout
 // do): a RoleBinding whose role changed is re-created (roleRef cannot change in place), a policy
 // dropped from the config is deleted, and nothing else is touched.
+// It owns its control plane: the controller acts on every Profile of the cluster (it has no
+// selector to keep to one file's), so another file's Profiles would be reconciled too.
 import type { KubeClient, KubeObject } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,6 +1,8 @@
 // Profiles created, labelled, unlabelled and deleted on a real control plane (with
 // controller-manager for garbage collection): the objects follow, managed objects that are
 // deleted or edited come back, and each Profile's status and Events say what happened.
+// It owns its control plane: the controller acts on every Profile of the cluster (it has no
+// selector to keep to one file's), so another file's Profiles would be reconciled too.
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
 import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap, V1ResourceQuota, V1RoleBinding } from '@kubernetes/client-node';

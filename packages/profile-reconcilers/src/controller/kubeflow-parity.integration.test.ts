@@ -6,6 +6,8 @@
 // follows the RoleBindings Kubeflow's access management makes (a new binding reconciles the
 // Profile at once, with no resync), an opt-in app switched by a label value, and no writes from
 // a restarted controller on a steady cluster.
+// It owns its control plane: the controller acts on every Profile of the cluster (it has no
+// selector to keep to one file's), and the steady-cluster check counts every write it makes.
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
 import { installCrds, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';

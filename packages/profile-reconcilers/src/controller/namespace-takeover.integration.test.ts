@@ -3,6 +3,8 @@
 // like an existing namespace, or like a reserved one, changes nothing in it, binds its owner to
 // nothing, and deleting it deletes nothing; a namespace an administrator annotated for adoption
 // is managed without being owned; objects outside the Profile's namespace are never taken over.
+// It owns its control plane: the controller acts on every Profile of the cluster (it has no
+// selector to keep to one file's), and the test names and reserves namespaces cluster-wide.
 import { resources, type KubeClient } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap } from '@kubernetes/client-node';

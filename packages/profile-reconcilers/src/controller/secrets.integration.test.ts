@@ -3,6 +3,8 @@
 // tampered copy put back, copies deleted with their source, when a selector stops matching and
 // when the config drops them; and never a Secret's value in the controller's logs (at trace
 // level), in Events or in a Profile's condition.
+// It owns its control plane: the controller acts on every Profile of the cluster (it has no
+// selector to keep to one file's), and copies Secrets into every Profile namespace.
 import { Writable } from 'node:stream';
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
 import { startControlPlane, type ControlPlane } from '@kfx/testenv';
