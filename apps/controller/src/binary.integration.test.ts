@@ -1,6 +1,8 @@
 // The built kfx-controller binary against a real control plane, as a Pod would run it: it
 // becomes leader, reconciles, serves /readyz and /metrics, and on SIGTERM releases its Lease
 // and exits 0.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster (no selector
+// keeps it to one file's).
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import {
   freePort,

@@ -1,6 +1,8 @@
 // The Helm chart: lint and template with the real helm, every rendered object accepted by a real
 // API server (server-side dry run), and the ClusterRole proven sufficient and no more: the
 // controller runs with exactly the chart's RBAC, as its ServiceAccount, with every reconciler on.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster (no selector
+// keeps it to one file's), and the chart's cluster-wide RBAC objects have fixed names.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

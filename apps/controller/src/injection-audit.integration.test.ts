@@ -2,6 +2,8 @@
 // no webhook at all, as when it is down with failurePolicy Ignore) are counted on /metrics and
 // get a Warning Event; the controller's own namespace and kube-system are the webhook's
 // exclusions and are left out; /readyz waits for the audit's caches too.
+// It owns its control plane: the audit counts the Pods of every namespace, and kfx-controller
+// acts on every Profile of the cluster.
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';

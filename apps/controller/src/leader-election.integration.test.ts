@@ -1,6 +1,8 @@
 // Hot standbys: several kfx-controllers against one control plane; only the Lease holder writes.
 // A leader that dies without a word (SIGKILL) is replaced once its Lease expires; a leader that
 // stops gracefully hands over at once. Profiles created at each stage are reconciled.
+// It owns its control plane: Lease timings of its own, and kfx-controllers that act on every
+// Profile of the cluster.
 import { KubeClient, resources } from '@kfx/kube-runtime';
 import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
