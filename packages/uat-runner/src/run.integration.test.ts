@@ -1,3 +1,5 @@
+// `runUat` end to end on a real control plane with kwok. It owns its control plane: it restarts
+// the API server.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

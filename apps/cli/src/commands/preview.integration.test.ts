@@ -1,5 +1,6 @@
 // `kfx preview --discover`: the built binary reads a real API server's network as the webhook
 // does, and its notes say which NO_PROXY entries were discovered and from what.
+// It owns its control plane: --discover reads every Node and the service range of the cluster.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
