@@ -3,7 +3,7 @@
 // itself could not do — bad flags included — is 2, so CI can tell the two apart.
 // The codes are kfx's one mapping (kube-runtime's exit-codes, shared with kfx-webhook and
 // kfx-controller): a bad configuration is 2 there too.
-import { EXIT as KFX_EXIT, exitCodeOf as kfxExitCode } from '@kfx/kube-runtime/serving';
+import { EXIT as KFX_EXIT, exitCodeOf as kfxExitCode, messageOf } from '@kfx/kube-runtime/serving';
 import { CommanderError, type Command } from 'commander';
 
 export const EXIT = {
@@ -48,7 +48,7 @@ export function exitCodeOf(error: unknown, stderr: (text: string) => void): numb
     // Help and --version end with 0; every usage error with 2 (commander printed it).
     return error.exitCode === 0 ? EXIT.ok : EXIT.error;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   stderr(`kfx: ${message}\n`);
   // A CliError carries its code; a bad configuration is 2, as is anything else the CLI could not do.
   return kfxExitCode(error, EXIT.error);

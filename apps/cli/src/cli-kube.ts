@@ -1,7 +1,7 @@
 // The logger and the Kubernetes client of the commands that talk to a cluster, from the global
 // options (cli-options.ts). The client is kube-runtime's, which never sends API traffic through
 // HTTP(S)_PROXY.
-import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
+import { KubeClient, loadKubeConfig, messageOf } from '@kfx/kube-runtime';
 import { pino, type Logger } from 'pino';
 import { CliError } from './cli-exit.js';
 import { LOG_LEVELS, type GlobalOptions } from './cli-options.js';
@@ -19,7 +19,7 @@ export function kubeClient(options: GlobalOptions, logger: Logger): KubeClient {
   try {
     kubeConfig = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new CliError(messageOf(error));
   }
   return KubeClient.fromKubeConfig(kubeConfig, { userAgent: 'kfx-cli', logger });
 }

@@ -1,6 +1,6 @@
 // kfx-controller's command line, kubectl-style where kubectl has the same flag.
 import { parseArgs } from 'node:util';
-import { UsageError } from '@kfx/kube-runtime/serving';
+import { UsageError, messageOf } from '@kfx/kube-runtime/serving';
 
 export const USAGE = `Usage: kfx-controller [--config FILE] [options]
 
@@ -55,7 +55,7 @@ export function parseCommandLine(argv: readonly string[]): Args {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw usageError((error as Error).message);
+    throw usageError(messageOf(error));
   }
   const portText = values['metrics-port'] ?? '8080';
   const metricsPort = Number(portText);

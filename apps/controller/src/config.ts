@@ -10,7 +10,7 @@ import {
   NAMESPACE_PATTERN,
   type EnabledReconciler,
 } from '@kfx/profile-reconcilers';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, messageOf } from '@kfx/kube-runtime';
 import { parse } from 'yaml';
 import { z } from 'zod';
 
@@ -102,7 +102,7 @@ export function loadConfig(file: string | undefined): ControllerConfig {
     document = parse(text);
   } catch (error) {
     throw new ConfigError([
-      `--config ${file}: not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
+      `--config ${file}: not valid YAML: ${messageOf(error).split('\n')[0] ?? ''}`,
     ]);
   }
   if (document !== null && (typeof document !== 'object' || Array.isArray(document))) {

@@ -2,7 +2,7 @@
 // stops the process with the key's path (`tls.certFile: Required`) before anything listens.
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, messageOf } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import type { HandlerFactory } from './webhooks.js';
 
@@ -134,13 +134,13 @@ export async function loadConfig(
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([`cannot read ${file}: ${(error as Error).message}`]);
+    throw new ConfigError([`cannot read ${file}: ${messageOf(error)}`]);
   }
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new ConfigError([`${file} is not YAML: ${(error as Error).message}`]);
+    throw new ConfigError([`${file} is not YAML: ${messageOf(error)}`]);
   }
   try {
     return parseConfig(document, handlers);

@@ -3,7 +3,7 @@
 // app, see kube-runtime's exit-codes): 2 for a bad command line or configuration (nothing was
 // started), 1 when it cannot start or fails at run time, 0 after a graceful stop.
 import { closeOnSignals, createAdmissionServer } from '@kfx/admission-core';
-import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
+import { KubeClient, loadKubeConfig, messageOf } from '@kfx/kube-runtime';
 import { EXIT, exitCodeOf } from '@kfx/kube-runtime/serving';
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
@@ -75,7 +75,7 @@ async function main(args: string[]): Promise<number | undefined> {
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`kfx-webhook: ${(error as Error).message}\n\n${usage}`);
+    process.stderr.write(`kfx-webhook: ${messageOf(error)}\n\n${usage}`);
     return EXIT.badConfig;
   }
   if (values.help) {
@@ -117,7 +117,7 @@ async function main(args: string[]): Promise<number | undefined> {
     });
   } catch (error) {
     // The limits are checked against each other here (e.g. maxInFlightBytes ≥ maxBodyBytes).
-    const message = (error as Error).message.replace(/^createAdmissionServer: /, '');
+    const message = messageOf(error).replace(/^createAdmissionServer: /, '');
     process.stderr.write(`kfx-webhook: invalid configuration ${values.config}: limits: ${message}
 `);
     client?.close();
@@ -127,7 +127,7 @@ async function main(args: string[]): Promise<number | undefined> {
     await server.start();
   } catch (error) {
     logger.fatal({ err: error }, 'cannot start');
-    process.stderr.write(`kfx-webhook: cannot start: ${(error as Error).message}\n`);
+    process.stderr.write(`kfx-webhook: cannot start: ${messageOf(error)}\n`);
     client?.close();
     return EXIT.failure;
   }
@@ -149,9 +149,7 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(
-      `kfx-webhook: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`kfx-webhook: ${messageOf(error)}\n`);
     process.exitCode = exitCodeOf(error);
   },
 );

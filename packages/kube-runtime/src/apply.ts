@@ -3,8 +3,8 @@
 // object per resync. The write is skipped only when the live object (from an informer's cache
 // when given, else a GET) holds every desired value AND the field manager owns exactly the
 // desired fields, so that fields dropped from the desired state are still removed.
-import { isNotFound } from './errors.js';
 import type { KubeClient } from './client.js';
+import { getOrUndefined } from './get-or-undefined.js';
 import type { Logger } from './logger.js';
 import { applyEntry, desiredLeaves, ownedLeaves, ownershipDifference } from './managed-fields.js';
 import { counter } from './metrics.js';
@@ -104,15 +104,10 @@ async function readLive<T extends KubeObject>(
   options: ApplyOptions,
 ): Promise<T | undefined> {
   if (options.cache) return options.cache.get(objectKey(desired)) as T | undefined;
-  try {
-    return await client.get<T>(ref, desired.metadata?.name ?? '', {
-      namespace: ref.namespaced ? desired.metadata?.namespace : undefined,
-      signal: options.signal,
-    });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return getOrUndefined<T>(client, ref, desired.metadata?.name ?? '', {
+    namespace: ref.namespaced ? desired.metadata?.namespace : undefined,
+    signal: options.signal,
+  });
 }
 
 function objectKeyOrName(object: KubeObject): string {

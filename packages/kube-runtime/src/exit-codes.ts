@@ -2,6 +2,7 @@
 // what went wrong to the same exit codes, so a bad configuration reads the same (2) whichever
 // of them was given it, and a crash loop is told apart from a typo in a manifest.
 import { ConfigError } from './config-issues.js';
+import { messageOf } from './message-of.js';
 
 export const EXIT = {
   ok: 0,
@@ -45,7 +46,7 @@ export async function runEntry(
     const code = await main();
     if (code !== undefined) process.exitCode = code;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     stderr(`${name}: ${message}\n`);
     process.exitCode = exitCodeOf(error);
   }

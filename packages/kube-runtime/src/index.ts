@@ -21,8 +21,10 @@ export {
   type StatusDetails,
   type TransportReason,
 } from './errors.js';
+export { describeObject, type DescribedMetadata } from './describe-object.js';
 export { enqueueFrom, ownerKeys } from './enqueue.js';
 export { EventRecorder, type EventInput, type EventRecorderOptions } from './events.js';
+export { getOrUndefined } from './get-or-undefined.js';
 export { createInformer, Informer, type InformerOptions, type InformerStatus } from './informer.js';
 export type { InformerEvent, InformerHandlers } from './informer-handlers.js';
 export { defaultNamespace, loadKubeConfig, type LoadKubeConfigOptions } from './kubeconfig.js';
@@ -33,6 +35,7 @@ export {
 } from './leader-election.js';
 export { microTime, type Lease, type LeaseSpec } from './lease.js';
 export { defaultLogger, type Logger } from './logger.js';
+export { messageOf } from './message-of.js';
 export { objectKey, parseObjectKey, type ObjectRef } from './object-key.js';
 export { startOpsServer, type Check, type OpsServer, type OpsServerOptions } from './ops-server.js';
 export { parseQuantity, quantitiesEqual, type Quantity } from './quantity.js';

@@ -15,6 +15,7 @@ import { WatchInactive, watchOnce } from './informer-watch.js';
 import type { KubeObject, ResourceRef } from './resources.js';
 import { Store, type IndexFunc, type ReadonlyStore } from './store.js';
 import type { Selectors } from './verbs.js';
+import { messageOf } from './message-of.js';
 
 export interface InformerOptions<T> extends Selectors {
   /** Re-emit `update` for every cached object this often; 0 turns it off. Default 10 min. */
@@ -178,7 +179,7 @@ export class Informer<T extends KubeObject> {
         else await sleep(backoffDelay(failures++, backoff), signal);
       } catch (error) {
         if (isAborted(signal)) break;
-        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#lastError = messageOf(error);
         if (!this.#synced && isUnauthorized(error)) this.#refuseStart(error);
         if (isGone(error)) {
           this.#logger.info(
@@ -213,7 +214,7 @@ export class Informer<T extends KubeObject> {
    * a permission granted later still brings it up).
    */
   #refuseStart(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     for (const waiter of this.#syncWaiters) {
       waiter.reject(new Error(`informer ${this.name} cannot sync: ${message}`, { cause: error }));
     }

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
+import { messageOf } from './message-of.js';
 
 export interface LoadKubeConfigOptions {
   /** A kubeconfig file (kubectl's `--kubeconfig`); it must exist. Wins over everything else. */
@@ -94,7 +95,7 @@ function loadFile(file: string): KubeConfig {
   try {
     kc.loadFromFile(file);
   } catch (error) {
-    throw new Error(`kubeconfig ${file} cannot be read: ${(error as Error).message}`, {
+    throw new Error(`kubeconfig ${file} cannot be read: ${messageOf(error)}`, {
       cause: error,
     });
   }

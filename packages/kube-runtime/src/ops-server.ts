@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { defaultLogger, type Logger } from './logger.js';
+import { messageOf } from './message-of.js';
 
 export interface Check {
   ok: boolean;
@@ -93,7 +94,7 @@ async function runCheck(check: () => Check | Promise<Check>): Promise<Check> {
   try {
     return await check();
   } catch (error) {
-    return { ok: false, reasons: [`the check threw: ${(error as Error).message}`] };
+    return { ok: false, reasons: [`the check threw: ${messageOf(error)}`] };
   }
 }
 

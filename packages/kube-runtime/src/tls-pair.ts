@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
+import { messageOf } from './message-of.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -28,8 +29,6 @@ export interface TlsMaterial extends TlsText {
   /** The serving certificate, parsed (subject, validTo, serial…). */
   certificate: X509Certificate;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Throws an error naming `source` when the certificate does not parse or the key does not belong

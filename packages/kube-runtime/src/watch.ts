@@ -3,6 +3,7 @@
 // one catch; BOOKMARK events pass through because they carry the resourceVersion to resume from.
 import type { Readable } from 'node:stream';
 import { KubeApiError, type Status } from './errors.js';
+import { messageOf } from './message-of.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
@@ -42,7 +43,7 @@ export async function* readWatchEvents<T>(
       path,
       status: 0,
       reason: 'ConnectionFailed',
-      message: `the watch stream broke: ${(error as Error).message}`,
+      message: `the watch stream broke: ${messageOf(error)}`,
       code: (error as NodeJS.ErrnoException).code,
       cause: error,
     });

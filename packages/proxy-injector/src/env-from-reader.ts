@@ -4,7 +4,7 @@
 // admission response warns about.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
-import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime';
+import { isNotFound, KubeApiError, resources, type KubeClient, messageOf } from '@kfx/kube-runtime';
 import { envFromLookup, type EnvFromKeys, type EnvFromLookup } from './env-from.js';
 
 /** Longest wait for the ConfigMaps of one Pod. */
@@ -34,7 +34,7 @@ async function readKeys(
       return { unseen: 'the webhook may not read ConfigMaps' };
     }
     if (signal.aborted) return { unseen: 'the API server did not answer in time' };
-    return { unseen: error instanceof Error ? error.message : String(error) };
+    return { unseen: messageOf(error) };
   }
 }
 

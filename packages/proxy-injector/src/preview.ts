@@ -15,6 +15,7 @@ import { describeInjection, describeNoProxy } from './notes.js';
 import { planInjection, redactProxy, resolveProxySettings, type Environment } from './settings.js';
 import { INJECT_ANNOTATION, isMirrorPod, optedOut } from './opt-out.js';
 import { INJECTED_ANNOTATION, markInjected } from './stamp.js';
+import { describeObject } from '@kfx/kube-runtime';
 
 export interface ProxyPreviewOptions {
   /** Read when `fromEnvironment` is on. Default `process.env`. */
@@ -54,11 +55,12 @@ type Workload = Record<string, unknown> & {
   };
 };
 
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
 function describe(object: Workload): string {
-  const kind = typeof object.kind === 'string' ? object.kind : 'object';
   const { name, namespace } = object.metadata ?? {};
-  const where = [namespace, name].filter((s) => typeof s === 'string' && s !== '').join('/');
-  return where ? `${kind} ${where}` : kind;
+  const kind = text(object.kind) ?? 'object';
+  return describeObject(kind, { name: text(name), namespace: text(namespace) });
 }
 
 /** The Pod (or pod template) inside `object`, and its path for messages. */

@@ -13,6 +13,7 @@ import {
   type RewriteRule,
   type RuleMatch,
 } from './rules.js';
+import { describeObject } from '@kfx/kube-runtime';
 
 export { ruleName };
 
@@ -50,9 +51,7 @@ function describeClass(name: string | undefined): string {
 
 /** `PersistentVolumeClaim team-a/data`, or `team-a/data-*` before the apiserver picks a name. */
 export function claimRef(claim: Claim): string {
-  const { namespace, name, generateName } = claim.metadata ?? {};
-  const shown = name ?? (generateName ? `${generateName}*` : '(unnamed)');
-  return `PersistentVolumeClaim ${namespace ? `${namespace}/` : ''}${shown}`;
+  return describeObject('PersistentVolumeClaim', claim.metadata);
 }
 
 function skipWarning(

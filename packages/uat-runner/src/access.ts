@@ -11,9 +11,10 @@ import {
   type KubeClient,
   type KubeObject,
   type ResourceRef,
+  messageOf,
 } from '@kfx/kube-runtime';
 import { LABELS, MANAGED_BY } from './names.js';
-import { errorMessage, UatError } from './outcome.js';
+import { UatError } from './outcome.js';
 import { pollUntil } from './poll.js';
 import { describeRight, NAMESPACED_RULES, rightsOf, type Right } from './rbac-rules.js';
 
@@ -104,7 +105,7 @@ export async function ensureAccess(options: AccessOptions): Promise<boolean> {
   } catch (error) {
     if (!isAlreadyExists(error)) {
       throw new UatError(
-        `${me} may not ${missing.join(', ')} in namespace ${namespace}, and binding the ClusterRole ${runnerRole} there failed: ${errorMessage(error)}. ` +
+        `${me} may not ${missing.join(', ')} in namespace ${namespace}, and binding the ClusterRole ${runnerRole} there failed: ${messageOf(error)}. ` +
           'Grant the rights `kfx uat rbac` prints (with -n for a run in an existing namespace)',
       );
     }

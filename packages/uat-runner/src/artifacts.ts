@@ -3,6 +3,7 @@
 import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UatInputError } from './outcome.js';
+import { messageOf } from '@kfx/kube-runtime';
 
 export const ARTIFACT_FILES = {
   log: 'uat.log',
@@ -22,7 +23,7 @@ export class Artifacts {
       mkdirSync(this.dir, { recursive: true });
     } catch (error) {
       throw new UatInputError(
-        `--artifacts: cannot create the folder ${this.dir}: ${(error as Error).message}`,
+        `--artifacts: cannot create the folder ${this.dir}: ${messageOf(error)}`,
       );
     }
   }

@@ -2,11 +2,9 @@
 // each is really gone: a Profile deleted in foreground disappears only after its namespace, and
 // a Job after its pods. Clean-up never throws; what it could not remove is listed instead, and
 // what is not gone yet is told as it changes, so that a caller forced to exit can say it.
-import { isNotFound, sleep, type KubeClient } from '@kfx/kube-runtime';
+import { isNotFound, sleep, type KubeClient, messageOf, getOrUndefined } from '@kfx/kube-runtime';
 import { describeObject, type CreatedObject } from './created-objects.js';
 import { formatDuration } from './duration.js';
-import { getOrUndefined } from './get-or-undefined.js';
-import { errorMessage } from './outcome.js';
 
 export interface CleanupReport {
   /** `Job test-kubeflow/kfx-uat-abcde`, … */
@@ -53,7 +51,7 @@ export async function cleanUp(
         });
       } catch (error) {
         // 409 on the uid precondition: the name now belongs to another object, which is not ours.
-        if (!isNotFound(error) && !isConflictOnUid(error)) failed.set(object, errorMessage(error));
+        if (!isNotFound(error) && !isConflictOnUid(error)) failed.set(object, messageOf(error));
       }
     }
     const left = await waitUntilGone(
@@ -102,7 +100,9 @@ async function waitUntilGone(
 
 async function stillThere(client: KubeClient, object: CreatedObject): Promise<boolean> {
   try {
-    const live = await getOrUndefined(client, object.ref, object.name, object.namespace);
+    const live = await getOrUndefined(client, object.ref, object.name, {
+      namespace: object.namespace,
+    });
     return live !== undefined && (object.uid === undefined || live.metadata?.uid === object.uid);
   } catch {
     return true;
@@ -114,6 +114,6 @@ function isConflictOnUid(error: unknown): boolean {
     typeof error === 'object' &&
     error !== null &&
     (error as { status?: number }).status === 409 &&
-    /precondition/i.test(errorMessage(error))
+    /precondition/i.test(messageOf(error))
   );
 }

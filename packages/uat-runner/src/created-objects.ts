@@ -1,6 +1,7 @@
 // The objects a run created, in order, so that clean-up deletes exactly those (by uid, never a
 // same-named object someone else made) and nothing the run merely reused.
 import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
+import { describeObject as describeKubeObject } from '@kfx/kube-runtime';
 
 export interface CreatedObject {
   ref: ResourceRef;
@@ -45,5 +46,5 @@ export class CreatedObjects {
 }
 
 export function describeObject(object: Pick<CreatedObject, 'ref' | 'name' | 'namespace'>): string {
-  return `${object.ref.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
+  return describeKubeObject(object.ref.kind, object);
 }

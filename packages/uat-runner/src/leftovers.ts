@@ -4,12 +4,17 @@
 // no run that may still be alive uses them. `kfx uat clean` is this; `runUat` does it before
 // it starts. `runId` names one run to remove whatever its deadline (its process is known dead).
 import type { V1Job, V1Namespace, V1Secret } from '@kubernetes/client-node';
-import { resources, type KubeClient, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import {
+  resources,
+  type KubeClient,
+  type KubeObject,
+  type ResourceRef,
+  getOrUndefined,
+} from '@kfx/kube-runtime';
 import { ensureAccess } from './access.js';
 import { cleanUp } from './cleanup.js';
 import { describeObject, type CreatedObject } from './created-objects.js';
 import { judgeRun, type RunVerdict } from './expiry.js';
-import { getOrUndefined } from './get-or-undefined.js';
 import { LABELS, MANAGED_BY } from './names.js';
 import type { Profile } from './profile.js';
 import { RUN_DEFAULTS } from './run-options.js';

@@ -3,9 +3,8 @@
 // dropped connection, an API server restart or a kubelet that ends the stream early costs no
 // line and repeats none. `finish()` ends following and reads what is left without `follow`,
 // which is also how the log of a container that ended before following began is collected.
-import { sleep, type KubeClient, type Logger } from '@kfx/kube-runtime';
+import { sleep, type KubeClient, type Logger, messageOf } from '@kfx/kube-runtime';
 import { LineSplitter, LogCursor, parseLogLine, type LogLine } from './log-lines.js';
-import { errorMessage } from './outcome.js';
 
 export interface LogFollowerOptions {
   client: KubeClient;
@@ -63,7 +62,7 @@ export class LogFollower {
       if (last !== undefined) this.#deliver(last);
       this.#lastError = undefined;
     } catch (error) {
-      this.#lastError = errorMessage(error);
+      this.#lastError = messageOf(error);
     }
     return { lines: this.#lines, streams: this.#streams, error: this.#lastError };
   }
@@ -90,7 +89,7 @@ export class LogFollower {
         this.#lastError = undefined;
       } catch (error) {
         if (this.#stopped()) break;
-        this.#lastError = errorMessage(error);
+        this.#lastError = messageOf(error);
         logger?.debug({ err: error, pod: this.#options.pod }, 'log stream failed, reconnecting');
       }
       quiet = this.#lines > before ? 0 : quiet + 1;

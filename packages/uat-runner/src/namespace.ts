@@ -4,11 +4,10 @@
 // Profile takes it along, and the service account bound to an editing ClusterRole. Once the
 // namespace exists the runner makes sure of its own rights there (access.ts).
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
-import { isAlreadyExists, resources, type KubeClient } from '@kfx/kube-runtime';
+import { isAlreadyExists, resources, type KubeClient, getOrUndefined } from '@kfx/kube-runtime';
 import { ensureAccess } from './access.js';
 import type { CreatedObjects } from './created-objects.js';
 import { formatDuration } from './duration.js';
-import { getOrUndefined } from './get-or-undefined.js';
 import { runAnnotations, runLabels } from './names.js';
 import { pollUntil } from './poll.js';
 import type { Profile } from './profile.js';
@@ -60,12 +59,9 @@ export async function prepareNamespace(
       const namespace = await getOrUndefined<V1Namespace>(client, resources.namespaces, name);
       if (namespace?.status?.phase === 'Active') {
         await ensureOwnAccess();
-        const account = await getOrUndefined(
-          client,
-          resources.serviceAccounts,
-          serviceAccount,
-          name,
-        );
+        const account = await getOrUndefined(client, resources.serviceAccounts, serviceAccount, {
+          namespace: name,
+        });
         if (account) return { done: true, value: { createdByRunner } };
         if (createdByRunner) {
           await createServiceAccount(options);

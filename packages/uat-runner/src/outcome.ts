@@ -26,8 +26,3 @@ export class UatInputError extends UatError {
     this.name = 'UatInputError';
   }
 }
-
-/** The message of anything thrown, for one-line reasons. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,9 +1,14 @@
 // The Kubeflow Profile a run uses (kubeflow.org/v1, cluster-scoped, its namespace has its name):
 // created for the run, or an existing one reused.
-import { isAlreadyExists, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import {
+  isAlreadyExists,
+  resources,
+  type KubeClient,
+  type KubeObject,
+  getOrUndefined,
+} from '@kfx/kube-runtime';
 import type { CreatedObjects } from './created-objects.js';
 import { formatDuration } from './duration.js';
-import { getOrUndefined } from './get-or-undefined.js';
 import { runAnnotations, runLabels } from './names.js';
 import { pollUntil } from './poll.js';
 

@@ -3,14 +3,14 @@
 // Input is checked first (`checkInput`), so that bad input creates nothing; what dead runs left
 // in the same place is removed before anything new is made.
 import type { V1Secret } from '@kubernetes/client-node';
-import { resources } from '@kfx/kube-runtime';
+import { resources, messageOf } from '@kfx/kube-runtime';
 import type { CreatedObjects } from './created-objects.js';
 import { buildJob, type BuiltJob } from './job-spec.js';
 import type { Finished } from './job-watch.js';
 import { cleanLeftovers } from './leftovers.js';
 import { envSecretName, isDnsLabel, isRunId, runAnnotations, runLabels } from './names.js';
 import { prepareNamespace } from './namespace.js';
-import { errorMessage, UatInputError } from './outcome.js';
+import { UatInputError } from './outcome.js';
 import { ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
@@ -204,7 +204,7 @@ async function removeLeftovers(state: RunContext): Promise<void> {
     options.signal?.throwIfAborted();
     reporter({
       type: 'warning',
-      message: `could not look for what dead runs left: ${errorMessage(error)}`,
+      message: `could not look for what dead runs left: ${messageOf(error)}`,
     });
   }
 }

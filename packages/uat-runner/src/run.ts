@@ -10,13 +10,14 @@ import type { Reporter } from './events.js';
 import { runExpiresAt } from './expiry.js';
 import { JunitCollector } from './junit.js';
 import { newRunId } from './names.js';
-import { errorMessage, EXIT_CODES, type Outcome } from './outcome.js';
+import { EXIT_CODES, type Outcome } from './outcome.js';
 import { runsIn } from './leftovers.js';
 import { collectResults, type CollectedResults } from './results.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
 import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
 import { Steps } from './steps.js';
 import { finishLog } from './suite.js';
+import { messageOf } from '@kfx/kube-runtime';
 
 export async function runUat(options: UatRunOptions): Promise<UatResult> {
   const startedAt = new Date();
@@ -57,9 +58,7 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   } catch (error) {
     const interrupted = options.signal?.aborted === true;
     outcome = interrupted ? 'interrupted' : 'error';
-    reason = interrupted
-      ? `interrupted: ${errorMessage(options.signal?.reason)}`
-      : errorMessage(error);
+    reason = interrupted ? `interrupted: ${messageOf(options.signal?.reason)}` : messageOf(error);
     steps.failOpen(reason);
   }
   const log = await finishLog(state);
@@ -67,14 +66,14 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   try {
     results = collectResults(junit, artifacts, steps, reporter, log);
   } catch (error) {
-    steps.failOpen(errorMessage(error));
-    reporter({ type: 'warning', message: `results could not be written: ${errorMessage(error)}` });
+    steps.failOpen(messageOf(error));
+    reporter({ type: 'warning', message: `results could not be written: ${messageOf(error)}` });
   }
   await artifacts.closeLog().catch(() => undefined);
   const cleanup = await cleanUpAfter(state);
   if (outcome !== 'interrupted' && options.signal?.aborted) {
     // Ctrl-C while cleaning up: the run finished cleaning, but the caller asked it to stop.
-    reason = `interrupted during clean-up: ${errorMessage(options.signal.reason)} (before that: ${reason})`;
+    reason = `interrupted during clean-up: ${messageOf(options.signal.reason)} (before that: ${reason})`;
     outcome = 'interrupted';
   }
   const finishedAt = new Date();
@@ -114,7 +113,7 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   } catch (error) {
     reporter({
       type: 'warning',
-      message: `summary.json could not be written: ${errorMessage(error)}`,
+      message: `summary.json could not be written: ${messageOf(error)}`,
     });
   }
   return result;
@@ -164,7 +163,7 @@ async function keptForOtherRuns(state: RunContext): Promise<string[]> {
   } catch (error) {
     state.reporter({
       type: 'warning',
-      message: `could not tell whether other runs use namespace ${state.namespace}: ${errorMessage(error)}`,
+      message: `could not tell whether other runs use namespace ${state.namespace}: ${messageOf(error)}`,
     });
     return [];
   }

@@ -20,6 +20,7 @@ import { Command } from 'commander';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
+import { messageOf } from '@kfx/kube-runtime/serving';
 
 interface PreviewFlags {
   config?: string;
@@ -66,7 +67,7 @@ async function readText(file: string): Promise<string> {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+    throw new CliError(`cannot read ${file}: ${messageOf(error)}`);
   }
 }
 
@@ -99,7 +100,7 @@ async function settings(flags: PreviewFlags): Promise<Settings> {
       ...(rules.length > 0 ? { pvc: parsePvcRewriterConfig({ ...pvcSection, rules }) } : {}),
     };
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new CliError(messageOf(error));
   }
 }
 
@@ -151,7 +152,7 @@ function previewOne(
     const problems = (s.discovered?.problems ?? []).map((p) => `--discover: ${p}`);
     return show(where, [...problems, ...result.notes], render(object, result.object, result.patch));
   } catch (error) {
-    throw new CliError(`${where}: ${(error as Error).message}`);
+    throw new CliError(`${where}: ${messageOf(error)}`);
   }
 }
 

@@ -16,6 +16,7 @@ import {
 import { CliError } from '../cli-exit.js';
 import type { GlobalOptions } from '../cli-options.js';
 import type { OutputFormat } from '../cli-render.js';
+import { messageOf } from '@kfx/kube-runtime/serving';
 
 export interface RunFlags {
   profile?: string | undefined;
@@ -107,7 +108,7 @@ function read(path: string, flag: string, readFile: (path: string) => string): s
   try {
     return readFile(path);
   } catch (error) {
-    throw new CliError(`${flag}: cannot read ${path}: ${(error as Error).message}`);
+    throw new CliError(`${flag}: cannot read ${path}: ${messageOf(error)}`);
   }
 }
 

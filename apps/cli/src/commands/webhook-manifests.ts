@@ -14,6 +14,7 @@ import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
+import { messageOf } from '@kfx/kube-runtime/serving';
 
 interface ManifestFlags {
   name: string;
@@ -116,7 +117,7 @@ Examples:
         try {
           caBundle = await readFile(flags.caFile, 'utf8');
         } catch (error) {
-          throw new CliError(`--ca-file: ${(error as Error).message}`);
+          throw new CliError(`--ca-file: ${messageOf(error)}`);
         }
       }
       try {
@@ -133,7 +134,7 @@ Examples:
         process.stdout.write(stringify(configuration, { lineWidth: 0 }));
       } catch (error) {
         if (error instanceof CliError) throw error;
-        throw new CliError((error as Error).message);
+        throw new CliError(messageOf(error));
       }
     });
   return new Command('webhook').addCommand(manifests).addHelpText(

@@ -4,6 +4,7 @@
 // without it.
 import type * as TestenvModule from '@kfx/testenv';
 import { CliError } from '../cli-exit.js';
+import { messageOf } from '@kfx/kube-runtime/serving';
 
 export type Testenv = typeof TestenvModule;
 
@@ -26,7 +27,7 @@ export async function loadTestenv(): Promise<Testenv> {
   } catch (error) {
     if (testenvMissing(error)) throw new CliError(DEMO_NEEDS_CLONE);
     throw new CliError(
-      `kfx demo could not load @kfx/testenv (the embedded control plane): ${(error as Error).message}`,
+      `kfx demo could not load @kfx/testenv (the embedded control plane): ${messageOf(error)}`,
     );
   }
 }

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resources, type KubeClient, type Lease } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type Lease, getOrUndefined } from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -48,13 +48,8 @@ export async function leaseHolder(
   namespace: string,
   name = 'kfx-controller',
 ): Promise<string | undefined> {
-  try {
-    const lease = await client.get<Lease>(resources.leases, name, { namespace });
-    return lease.spec?.holderIdentity;
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+  const lease = await getOrUndefined<Lease>(client, resources.leases, name, { namespace });
+  return lease?.spec?.holderIdentity;
 }
 
 export async function waitForHolder(

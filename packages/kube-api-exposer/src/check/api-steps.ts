@@ -5,6 +5,7 @@ import { answerMessage, apiRequest, type ApiAnswer, type ApiTarget } from './api
 import { rulesTable, type RulesReviewStatus } from './rules-table.js';
 import { failed, passed, type CheckStep } from './step.js';
 import { readClaims, refusalHints } from './token-hints.js';
+import { messageOf } from '@kfx/kube-runtime';
 
 export interface Identity {
   username: string;
@@ -20,7 +21,7 @@ async function attempt(
   try {
     return await call();
   } catch (error) {
-    return failed(name, `the request failed: ${(error as Error).message}`);
+    return failed(name, `the request failed: ${messageOf(error)}`);
   }
 }
 

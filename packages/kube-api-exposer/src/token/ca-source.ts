@@ -1,7 +1,7 @@
 // Where the exposed address's CA comes from: a PEM file, or the `ca.crt` key of the Secret
 // cert-manager writes for the proxy's Certificate (so nobody copies it by hand).
 import { readFile } from 'node:fs/promises';
-import { isNotFound, resources, type KubeClient } from '@kfx/kube-runtime';
+import { isNotFound, resources, type KubeClient, messageOf } from '@kfx/kube-runtime';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { NamespacedName } from '../commands/values.js';
 
@@ -21,7 +21,7 @@ export async function readCaPem(
     try {
       text = await readFile(options.caFile, 'utf8');
     } catch (error) {
-      throw new Error(`--ca-file ${options.caFile} cannot be read: ${(error as Error).message}`, {
+      throw new Error(`--ca-file ${options.caFile} cannot be read: ${messageOf(error)}`, {
         cause: error,
       });
     }

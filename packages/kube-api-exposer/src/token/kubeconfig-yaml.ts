@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
+import { messageOf } from '@kfx/kube-runtime';
 
 export interface KubeconfigInput {
   server: string;
@@ -58,7 +59,7 @@ export async function writePrivateFile(path: string, content: string, flag: stri
     await chmod(temporary, 0o600);
     await rename(temporary, path);
   } catch (error) {
-    throw new Error(`${flag} ${path} cannot be written: ${(error as Error).message}`, {
+    throw new Error(`${flag} ${path} cannot be written: ${messageOf(error)}`, {
       cause: error,
     });
   }

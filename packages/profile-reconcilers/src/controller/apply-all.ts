@@ -13,6 +13,7 @@ import { describeObject } from './describe.js';
 import type { DesiredObject, DesiredSet } from './desired-objects.js';
 import type { OwnedKinds } from './owned-kinds.js';
 import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
+import { messageOf } from '@kfx/kube-runtime';
 
 export interface Applied {
   changes: Change[];
@@ -30,7 +31,7 @@ export async function applyAll(
   const applied: Applied = { changes: [], pruned: [] };
   const fail = (reconciler: string, what: string, error: unknown) => {
     if (context.signal.aborted) throw error;
-    if (!errors.has(reconciler)) errors.set(reconciler, `${what}: ${(error as Error).message}`);
+    if (!errors.has(reconciler)) errors.set(reconciler, `${what}: ${messageOf(error)}`);
   };
   const apply = async (object: DesiredObject) => {
     try {

@@ -14,6 +14,8 @@ import {
   type KubeClient,
   type KubeObject,
   type Logger,
+  messageOf,
+  isNotFound,
 } from '@kfx/kube-runtime';
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import { describeObject } from './describe.js';
@@ -127,7 +129,7 @@ async function remove(
       signal: context.signal,
     })
     .catch((error: unknown) => {
-      if (!(error instanceof KubeApiError && error.status === 404)) throw error;
+      if (!isNotFound(error)) throw error;
     });
 }
 
@@ -175,7 +177,7 @@ export async function applyDesired(
   } catch (error) {
     if (!live || !recreatable || !refusedInPlace(error)) throw error;
     context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
-    return recreate((error as Error).message);
+    return recreate(messageOf(error));
   }
   if (!result.changed) return undefined;
   const action = live ? 'updated' : 'created';

@@ -5,6 +5,7 @@ import type { KubeObject } from '@kfx/kube-runtime';
 import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
 import { EMPTY_VIEW, type EnabledReconciler, type Problem, type ReadView } from '../reconciler.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
+import { messageOf } from '@kfx/kube-runtime';
 
 export interface DesiredObject {
   id: string;
@@ -69,7 +70,7 @@ export function desiredObjects(
       }
     } catch (error) {
       // A reconciler bug must not stop the others (nor the controller).
-      set.errors.set(reconciler.name, (error as Error).message);
+      set.errors.set(reconciler.name, messageOf(error));
       set.keep.add(reconciler.name);
     }
   }

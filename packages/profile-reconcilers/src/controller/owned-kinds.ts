@@ -9,6 +9,7 @@ import {
   type KubeObject,
   type Logger,
   type ResourceRef,
+  messageOf,
 } from '@kfx/kube-runtime';
 import type { Registry } from 'prom-client';
 import { MANAGED_SELECTOR } from '../profile.js';
@@ -34,7 +35,7 @@ export async function resolveKind(
     return await client.resolve(apiVersion, kind);
   } catch (error) {
     throw new Error(
-      `reconciler ${reconciler} ${verb} ${kind} (${apiVersion}), which the API server does not serve: ${(error as Error).message}`,
+      `reconciler ${reconciler} ${verb} ${kind} (${apiVersion}), which the API server does not serve: ${messageOf(error)}`,
       { cause: error },
     );
   }

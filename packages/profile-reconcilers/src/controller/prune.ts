@@ -2,7 +2,7 @@
 // caches that the Profile owns but no reconciler asked for this time (a label was removed, a
 // policy was dropped from the config). Deletion is conditional on the uid, so an object
 // re-created in the meantime is never hit.
-import { KubeApiError, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { isConflict, isNotFound, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
 import { RECONCILER_LABEL, type Profile } from '../profile.js';
 import type { DesiredSet } from './desired-objects.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
@@ -47,8 +47,7 @@ export async function deleteObsolete(
     return true;
   } catch (error) {
     // 404: already gone; 409: the uid changed, i.e. someone made a new one: leave it.
-    if (error instanceof KubeApiError && (error.status === 404 || error.status === 409))
-      return false;
+    if (isNotFound(error) || isConflict(error)) return false;
     throw error;
   }
 }

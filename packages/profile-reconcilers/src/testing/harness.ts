@@ -6,6 +6,7 @@ import {
   type KubeObject,
   type Logger,
   type ResourceRef,
+  getOrUndefined,
 } from '@kfx/kube-runtime';
 import type { ControlPlane } from '@kfx/testenv';
 import { profileNamespace, waitFor } from '@kfx/testenv';
@@ -99,12 +100,7 @@ export async function read<T extends KubeObject>(
   name: string,
   namespace?: string,
 ): Promise<T | undefined> {
-  try {
-    return await client.get<T>(resources[kind], name, { namespace });
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+  return getOrUndefined<T>(client, resources[kind], name, { namespace });
 }
 
 /** Waits until `check` on the object (undefined when absent) returns true. */

@@ -14,6 +14,7 @@ import {
   type KubeObject,
   type Logger,
   type ResourceRef,
+  messageOf,
 } from '@kfx/kube-runtime';
 import { informerReadiness } from '../named-config-maps.js';
 import {
@@ -59,7 +60,7 @@ export async function discoverNetwork(client: KubeClient): Promise<DiscoveredNet
   const problems: string[] = [];
   const attempt = <T>(what: string, read: () => Promise<T>) =>
     read().catch((error: unknown) => {
-      problems.push(`${what} not read: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${what} not read: ${messageOf(error)}`);
       return undefined;
     });
   const [nodes, serviceCidrs, apiServerServiceIps] = await Promise.all([
