@@ -7,12 +7,13 @@ import { pino } from 'pino';
 const { TLS_CERT, TLS_KEY, UPSTREAM, UPSTREAM_CA, ACCESS_LOG, EXPOSER_OPTIONS } = process.env;
 const extra = JSON.parse(EXPOSER_OPTIONS ?? '{}') as Partial<ServeOptions>;
 const exposer = await serve({
-  listen: '127.0.0.1:0',
+  host: '127.0.0.1',
+  port: 0,
   tlsCert: TLS_CERT ?? '',
   tlsKey: TLS_KEY ?? '',
   upstream: UPSTREAM,
   upstreamCa: UPSTREAM_CA,
-  metricsListen: 'none',
+  metrics: false,
   logger: pino(
     { level: 'info' },
     pino.destination({ dest: ACCESS_LOG ?? '/dev/null', sync: false }),

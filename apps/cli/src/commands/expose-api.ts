@@ -1,16 +1,30 @@
-// `kfx expose-api`: the @kfx/kube-api-exposer subcommands, turned into flags from the package's
-// own option descriptions, so the CLI holds no logic of its own and every flag stays documented
-// in one place.
+// `kfx expose-api`: the flags of expose-api-flags.ts over the typed functions of
+// @kfx/kube-api-exposer. The library names a bad value by its option (`port`); the user is told
+// the flag (`--listen`), and every problem is exit code 2 (1 is kept for a check that failed).
 import {
-  EXPOSE_API_COMMANDS,
-  parseOptionValue,
-  runExposeApi,
-  type CommandSpec,
-  type OptionSpec,
+  check,
+  mintKubeconfig,
+  OptionsError,
+  renameOptions,
+  renderEnv,
+  renderManifests,
+  serve,
+  type MintKubeconfigOptions,
+  type RenderEnvOptions,
+  type RenderManifestsOptions,
+  type ServeOptions,
 } from '@kfx/kube-api-exposer';
 import { Command, Option } from 'commander';
 import { CliError, EXIT } from '../cli-exit.js';
 import { CLI_IMAGE } from '../version.js';
+import {
+  EXPOSE_API_COMMANDS,
+  flagName,
+  flagOf,
+  toLibraryOptions,
+  type CommandSpec,
+  type FlagSpec,
+} from './expose-api-flags.js';
 
 const EXAMPLES: Record<string, string> = {
   serve: `  $ kfx expose-api serve --listen 0.0.0.0:6443 --tls-cert tls.crt --tls-key tls.key
@@ -29,19 +43,105 @@ const CLI_DEFAULTS: Record<string, string> = { image: CLI_IMAGE };
 /** Flags kubectl users give before the subcommand (`kfx -n x expose-api ...`) count too. */
 const SHARED_WITH_GLOBALS = ['kubeconfig', 'context', 'namespace'] as const;
 
-function toOption(spec: OptionSpec): Option {
+/** Integer flags: the text must be a whole number. */
+function wholeNumber(command: CommandSpec, spec: FlagSpec) {
+  return (raw: string): number => {
+    if (!/^-?\d+$/.test(raw.trim())) {
+      throw new CliError(
+        `kfx expose-api ${command.name}: ${flagName(spec)}: expected a whole number, got ${JSON.stringify(raw)}`,
+      );
+    }
+    return Number(raw);
+  };
+}
+
+function toOption(command: CommandSpec, spec: FlagSpec): Option {
   const option = new Option(spec.flag, spec.description);
   const fallback = spec.default ?? CLI_DEFAULTS[spec.name];
   if (fallback !== undefined && spec.kind !== 'boolean') option.default(fallback);
   if (spec.choices) option.choices(spec.choices);
-  if (spec.kind === 'integer') option.argParser((raw: string) => parseOptionValue(spec, raw));
+  if (spec.kind === 'integer') option.argParser(wholeNumber(command, spec));
   if (spec.required) option.makeOptionMandatory();
   return option;
 }
 
+const lines = (items: readonly string[]) => items.map((line) => `${line}\n`).join('');
+
+interface Outcome {
+  stdout: string;
+  /** Notes for a person (files written, warnings). */
+  stderr: string;
+  /** `check` found a problem. */
+  failed?: boolean;
+  /** `serve`: resolves when the proxy has stopped. */
+  closed?: Promise<void>;
+}
+
+/** Runs the library function of `command` with options it validates itself. */
+async function runSubcommand(
+  command: CommandSpec,
+  options: Record<string, unknown>,
+): Promise<Outcome> {
+  const nameOf = (option: string) => flagOf(command, option);
+  switch (command.name) {
+    case 'serve': {
+      const running = await serve({
+        stopOnSignals: ['SIGTERM', 'SIGINT'],
+        ...(options as ServeOptions),
+      });
+      return { stdout: '', stderr: '', closed: running.closed };
+    }
+    case 'manifests': {
+      const result = await renderManifests(options as RenderManifestsOptions);
+      return {
+        stdout: result.written.length === 0 ? (result.yaml ?? '') : '',
+        stderr: lines(result.written.map((path) => `wrote ${path}`)),
+      };
+    }
+    case 'kubeconfig': {
+      const result = await mintKubeconfig(options as MintKubeconfigOptions);
+      const { token } = result;
+      const notes = [
+        ...result.warnings.map((warning) => `warning: ${renameOptions(warning, nameOf)}`),
+        `token valid until ${token.expirationTimestamp}${token.boundTo === undefined ? '' : `, bound to Pod ${token.boundTo}`}`,
+        ...(result.written === undefined ? [] : [`wrote ${result.written}`]),
+      ];
+      return {
+        stdout: result.written === undefined ? result.kubeconfig : '',
+        stderr: lines(notes),
+      };
+    }
+    case 'env': {
+      const result = await renderEnv(options as RenderEnvOptions);
+      return { stdout: result.text, stderr: '' };
+    }
+    default: {
+      const result = await check(options);
+      return { stdout: result.text, stderr: '', failed: !result.ok };
+    }
+  }
+}
+
+/** Runs a subcommand with its flags' values, naming flags (not options) in what it refuses. */
+export async function runExposeApi(
+  command: CommandSpec,
+  values: Record<string, unknown>,
+): Promise<Outcome> {
+  const { options, problems } = toLibraryOptions(command, values);
+  if (problems.length > 0)
+    throw new CliError(`kfx expose-api ${command.name}: ${problems.join('; ')}`);
+  try {
+    return await runSubcommand(command, options);
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error;
+    const described = error.describe((option) => flagOf(command, option));
+    throw new CliError(`kfx expose-api ${command.name}: ${described.join('; ')}`, EXIT.error);
+  }
+}
+
 function subcommand(spec: CommandSpec): Command {
   const command = new Command(spec.name).description(spec.summary);
-  for (const option of spec.options) command.addOption(toOption(option));
+  for (const option of spec.options) command.addOption(toOption(spec, option));
   const examples = EXAMPLES[spec.name];
   if (examples) command.addHelpText('after', `\nExamples:\n${examples}`);
   return command.action(async function (this: Command) {
@@ -54,16 +154,15 @@ function subcommand(spec: CommandSpec): Command {
       if (own && unsetHere && root?.getOptionValueSource(key) === 'cli')
         options[key] = globals[key];
     }
-    const outcome = await runExposeApi(spec.name, options);
+    const outcome = await runExposeApi(spec, options);
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
-    if (outcome.running) await outcome.running.closed;
-    if (outcome.exitCode !== 0) {
+    if (outcome.closed) await outcome.closed;
+    if (outcome.failed) {
       throw new CliError(`expose-api ${spec.name} found a problem (see above)`, EXIT.testsFailed);
     }
   });
 }
-
 export function exposeApiCommand(): Command {
   const group = new Command('expose-api').addHelpText(
     'after',

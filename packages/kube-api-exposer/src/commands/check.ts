@@ -1,4 +1,4 @@
-// `kfx expose-api check`: from the outside, the way a plugin will connect — TLS (does the CA
+// `check` (`kfx expose-api check`): from the outside, the way a plugin will connect — TLS (does the CA
 // verify the certificate, does it name the address), the API behind the proxy, the token's
 // identity, and what it may do — with a diagnosis for the first step that fails.
 import { z } from 'zod';
@@ -9,69 +9,8 @@ import { gatherInputs } from '../check/inputs.js';
 import type { CheckStep } from '../check/step.js';
 import { probeTls } from '../check/tls-probe.js';
 import { readClaims } from '../check/token-hints.js';
-import { validateOptions, type CommandSpec } from './option-spec.js';
+import { validateOptions } from './options.js';
 import { httpsUrl, labelName, notBoth, seconds } from './values.js';
-
-export const checkCommand: CommandSpec = {
-  name: 'check',
-  summary:
-    'From outside the cluster, verify TLS to the exposed address, authenticate with a token, and list what the identity may do.',
-  options: [
-    {
-      name: 'server',
-      flag: '--server <url>',
-      kind: 'string',
-      description: 'The exposed address. Default: the server of --kubeconfig.',
-    },
-    {
-      name: 'caFile',
-      flag: '--ca-file <file>',
-      kind: 'string',
-      description:
-        "PEM CA clients are given. Default: the kubeconfig's CA, else the system trust store.",
-    },
-    {
-      name: 'tokenFile',
-      flag: '--token-file <file>',
-      kind: 'string',
-      description: 'File holding the bearer token to check.',
-    },
-    {
-      name: 'token',
-      flag: '--token <token>',
-      kind: 'string',
-      description:
-        'The bearer token itself (prefer --token-file: command lines are visible to other users).',
-    },
-    {
-      name: 'kubeconfig',
-      flag: '--kubeconfig <file>',
-      kind: 'string',
-      description:
-        'Take server, CA and token from this kubeconfig (e.g. one written by kfx expose-api kubeconfig).',
-    },
-    {
-      name: 'context',
-      flag: '--context <name>',
-      kind: 'string',
-      description: 'Context of --kubeconfig to use.',
-    },
-    {
-      name: 'namespace',
-      flag: '--namespace <namespace>',
-      kind: 'string',
-      description:
-        "Namespace whose permissions are listed. Default: the token's service-account namespace, the kubeconfig's, else default.",
-    },
-    {
-      name: 'timeout',
-      flag: '--timeout <seconds>',
-      kind: 'integer',
-      default: 10,
-      description: 'Limit for each network step.',
-    },
-  ],
-};
 
 const schema = z
   .strictObject({
@@ -85,7 +24,7 @@ const schema = z
     timeout: seconds(1, 300).default(10),
   })
   .refine((o) => o.server !== undefined || o.kubeconfig !== undefined, {
-    message: 'give the address to check (or --kubeconfig)',
+    message: 'give the address to check (or `kubeconfig`)',
     path: ['server'],
   })
   .refine(...notBoth('token', 'tokenFile'));
@@ -114,7 +53,7 @@ function formatReport(report: Omit<CheckReport, 'text'>): string {
 }
 
 export async function check(options: CheckOptions): Promise<CheckReport> {
-  const o = validateOptions(checkCommand, schema, options);
+  const o = validateOptions('check', schema, options);
   const inputs = await gatherInputs(o);
   const { server, ca, token } = inputs;
   const host = server.hostname.replace(/^\[|\]$/g, '');

@@ -34,12 +34,13 @@ const silent = pino({ level: 'silent' });
 
 async function startExposer(tls: ProxyPki): Promise<RunningExposer> {
   const started = await serve({
-    listen: '127.0.0.1:0',
+    host: '127.0.0.1',
+    port: 0,
     tlsCert: tls.certFile,
     tlsKey: tls.keyFile,
     upstream: cluster.env.server,
     upstreamCa: cluster.apiCaFile,
-    metricsListen: 'none',
+    metrics: false,
     logger: silent,
   });
   closers.push(() => started.close());
@@ -210,9 +211,9 @@ describe('kfx expose-api kubeconfig', () => {
     );
     expect(
       await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', expiration: 60 })),
-    ).toContain('--expiration: the apiserver accepts at least 600 seconds, got 60');
+    ).toContain('expiration: the apiserver accepts at least 600 seconds, got 60');
     expect(await failure(mintKubeconfig({ ...base, serviceAccount: 'plugin' }))).toContain(
-      '--service-account: expected NAMESPACE/NAME such as kfx-system/slurm-plugin, got "plugin"',
+      'serviceAccount: expected NAMESPACE/NAME such as kfx-system/slurm-plugin, got "plugin"',
     );
   });
 });
@@ -288,7 +289,7 @@ describe('kfx expose-api env', () => {
       kubernetesApiPort: '443',
     });
     expect(await failure(renderEnv({ server: 'https://203.0.113.10/k8s' }))).toContain(
-      '--server: in-cluster clients build https://HOST:PORT from these variables, so the address cannot have a path',
+      'server: in-cluster clients build https://HOST:PORT from these variables, so the address cannot have a path',
     );
     expect(
       await failure(

@@ -1,61 +1,12 @@
-// `kfx expose-api env`: the KUBERNETES_SERVICE_HOST/PORT family and the CA for the exposed
+// `renderEnv` (`kfx expose-api env`): the KUBERNETES_SERVICE_HOST/PORT family and the CA for the exposed
 // address, as shell variables or in interLink's virtual-kubelet and Helm value shapes.
 import type { KubeClient } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { formatEnv, serviceEnv, type EnvFormat, type ExposedApi } from '../env/service-env.js';
 import { readCaPem } from '../token/ca-source.js';
 import { withAdminClient } from './admin-client.js';
-import { validateOptions, type CommandSpec } from './option-spec.js';
+import { validateOptions } from './options.js';
 import { caSourceFields, httpsUrl, notBoth } from './values.js';
-
-export const envCommand: CommandSpec = {
-  name: 'env',
-  summary:
-    'Print the KUBERNETES_SERVICE_HOST/PORT variables and CA of the exposed address for a virtual-kubelet (interLink kubernetesApiAddr/Port/CaCrt).',
-  options: [
-    {
-      name: 'server',
-      flag: '--server <url>',
-      kind: 'string',
-      required: true,
-      description: 'The exposed address, e.g. https://203.0.113.10:443.',
-    },
-    {
-      name: 'caFile',
-      flag: '--ca-file <file>',
-      kind: 'string',
-      description: "PEM CA of the exposed address's certificate.",
-    },
-    {
-      name: 'caSecret',
-      flag: '--ca-secret <namespace/name>',
-      kind: 'string',
-      description:
-        'Read the CA from the ca.crt key of this Secret (e.g. kfx-system/kfx-expose-api-tls).',
-    },
-    {
-      name: 'format',
-      flag: '--format <format>',
-      kind: 'string',
-      default: 'env',
-      choices: ['env', 'virtual-kubelet', 'helm-values', 'json'],
-      description:
-        'env: shell variables; virtual-kubelet: KubernetesApiAddr/Port/CaCrt; helm-values: interlink.kubernetesApi* values; json: everything.',
-    },
-    {
-      name: 'kubeconfig',
-      flag: '--kubeconfig <file>',
-      kind: 'string',
-      description: 'Credentials to read --ca-secret with.',
-    },
-    {
-      name: 'context',
-      flag: '--context <name>',
-      kind: 'string',
-      description: 'Context of --kubeconfig to use.',
-    },
-  ],
-};
 
 const schema = z
   .strictObject({
@@ -81,7 +32,7 @@ const schema = z
   .refine(...notBoth('caFile', 'caSecret'));
 
 export type RenderEnvOptions = z.input<typeof schema> & {
-  /** Read --ca-secret with this client instead of one built from kubeconfig/context. */
+  /** Read `caSecret` with this client instead of one built from kubeconfig/context. */
   client?: KubeClient | undefined;
 };
 
@@ -94,7 +45,7 @@ export interface RenderedEnv extends ExposedApi {
 
 export async function renderEnv(options: RenderEnvOptions): Promise<RenderedEnv> {
   const { client: givenClient, ...rest } = options;
-  const opts = validateOptions(envCommand, schema, rest);
+  const opts = validateOptions('renderEnv', schema, rest);
   return withAdminClient(givenClient, opts, async (client) => {
     const caPem = await readCaPem(opts, client);
     const url = new URL(opts.server);

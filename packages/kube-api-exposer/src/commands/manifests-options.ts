@@ -1,144 +1,11 @@
-// The options of `kfx expose-api manifests`: their description for the CLI, their validation,
-// and the settings the renderers take from them.
+// The options of `renderManifests`: their validation, and the settings the renderers take
+// from them.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { ManifestSettings } from '../manifests/settings.js';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
-import { validateOptions, type CommandSpec } from './option-spec.js';
+import { validateOptions } from './options.js';
 import { goDuration, goDurationSeconds, labelName, pathPrefix } from './values.js';
-
-export const manifestsCommand: CommandSpec = {
-  name: 'manifests',
-  summary:
-    'Render the proxy’s Deployment, Service or Ingress, and cert-manager Certificate for the external address, as YAML or a Helm chart.',
-  options: [
-    {
-      name: 'externalAddress',
-      flag: '--external-address <address...>',
-      kind: 'list',
-      required: true,
-      description:
-        'IP addresses and DNS names clients use to reach the proxy; all go into the certificate.',
-    },
-    {
-      name: 'name',
-      flag: '--name <name>',
-      kind: 'string',
-      default: 'kfx-expose-api',
-      description: 'Name of every object (and the Helm release).',
-    },
-    {
-      name: 'namespace',
-      flag: '--namespace <namespace>',
-      kind: 'string',
-      default: 'kfx-system',
-      description: 'Namespace of the objects (YAML output; Helm uses the release namespace).',
-    },
-    {
-      name: 'image',
-      flag: '--image <image>',
-      kind: 'string',
-      description:
-        'Container image whose entrypoint is the kfx CLI (required; the kfx CLI passes its own image, kfx/cli:<its version>).',
-    },
-    {
-      name: 'replicas',
-      flag: '--replicas <n>',
-      kind: 'integer',
-      default: 2,
-      description:
-        'Proxy Pods; more than one adds a PodDisruptionBudget and spreads them over nodes.',
-    },
-    {
-      name: 'expose',
-      flag: '--expose <how>',
-      kind: 'string',
-      default: 'loadbalancer',
-      choices: ['loadbalancer', 'nodeport', 'ingress'],
-      description:
-        'How clients reach the proxy: a LoadBalancer or NodePort Service (TLS straight to the proxy), or an ingress-nginx Ingress.',
-    },
-    {
-      name: 'port',
-      flag: '--port <port>',
-      kind: 'integer',
-      default: 443,
-      description: 'The Service port clients connect to.',
-    },
-    {
-      name: 'nodePort',
-      flag: '--node-port <port>',
-      kind: 'integer',
-      description: 'Pin the NodePort (30000-32767) with --expose nodeport.',
-    },
-    {
-      name: 'ingressClass',
-      flag: '--ingress-class <class>',
-      kind: 'string',
-      default: 'nginx',
-      description:
-        'ingressClassName with --expose ingress (e.g. a second, internal ingress-nginx).',
-    },
-    {
-      name: 'issuer',
-      flag: '--issuer <kind/name>',
-      kind: 'string',
-      description:
-        'Use an existing cert-manager issuer (Issuer/NAME or ClusterIssuer/NAME) instead of rendering a self-signed CA.',
-    },
-    {
-      name: 'caDuration',
-      flag: '--ca-duration <duration>',
-      kind: 'string',
-      default: '17520h',
-      description:
-        'Lifetime of the self-signed CA (cert-manager renews it at two thirds, keeping its key).',
-    },
-    {
-      name: 'certDuration',
-      flag: '--cert-duration <duration>',
-      kind: 'string',
-      default: '2160h',
-      description: 'Lifetime of the serving certificate.',
-    },
-    {
-      name: 'renewBefore',
-      flag: '--renew-before <duration>',
-      kind: 'string',
-      default: '720h',
-      description:
-        'Renew the serving certificate this long before it expires; the proxy reloads it in place.',
-    },
-    {
-      name: 'allowPath',
-      flag: '--allow-path <prefix...>',
-      kind: 'list',
-      default: DEFAULT_ALLOWED_PREFIXES,
-      description: 'Path prefixes the proxy forwards.',
-    },
-    {
-      name: 'upgrades',
-      flag: '--no-upgrades',
-      kind: 'boolean',
-      default: true,
-      description: 'Make the proxy refuse exec, attach, port-forward and WebSocket upgrades.',
-    },
-    {
-      name: 'format',
-      flag: '--format <format>',
-      kind: 'string',
-      default: 'yaml',
-      choices: ['yaml', 'helm'],
-      description: 'yaml: one stream to kubectl apply; helm: a chart directory (needs --output).',
-    },
-    {
-      name: 'output',
-      flag: '--output <path>',
-      kind: 'string',
-      description: 'File (yaml) or directory (helm) to write; yaml goes to stdout without it.',
-    },
-  ],
-};
 
 const hostname =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
@@ -192,7 +59,7 @@ const manifestsSchema = z
     output: z.string().min(1).optional(),
   })
   .refine((o) => o.nodePort === undefined || o.expose === 'nodeport', {
-    message: 'only with --expose nodeport',
+    message: 'only with `expose` nodeport',
     path: ['nodePort'],
   })
   .refine((o) => goDurationSeconds(o.certDuration) >= 3600, {
@@ -200,19 +67,19 @@ const manifestsSchema = z
     path: ['certDuration'],
   })
   .refine((o) => goDurationSeconds(o.renewBefore) < goDurationSeconds(o.certDuration), {
-    message: 'must be shorter than --cert-duration',
+    message: 'must be shorter than `certDuration`',
     path: ['renewBefore'],
   })
   .refine(
     (o) =>
       o.issuer !== undefined || goDurationSeconds(o.caDuration) > goDurationSeconds(o.certDuration),
     {
-      message: 'must be longer than --cert-duration (a certificate cannot outlive its CA)',
+      message: 'must be longer than `certDuration` (a certificate cannot outlive its CA)',
       path: ['caDuration'],
     },
   )
   .refine((o) => o.format === 'yaml' || o.output !== undefined, {
-    message: 'a Helm chart is a directory: give --output DIR',
+    message: 'a Helm chart is a directory: give `output` DIR',
     path: ['output'],
   });
 
@@ -223,7 +90,7 @@ export function manifestSettings(options: RenderManifestsOptions): {
   format: 'yaml' | 'helm';
   output: string | undefined;
 } {
-  const o = validateOptions(manifestsCommand, manifestsSchema, options);
+  const o = validateOptions('renderManifests', manifestsSchema, options);
   const [kind, issuerName] = (o.issuer ?? '').split('/');
   return {
     settings: {

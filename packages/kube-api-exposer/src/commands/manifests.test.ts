@@ -184,34 +184,30 @@ describe('renderManifests', () => {
     );
   });
 
-  it('names the flag and what it expected when an option is wrong', async () => {
+  it('names the option and what it expected when an option is wrong', async () => {
     expect(await problems({ externalAddress: [] })).toContain(
-      '--external-address: expected at least one address clients use',
+      'externalAddress: expected at least one address clients use',
     );
     expect(await problems({ externalAddress: ['not an address'] })).toContain(
-      '--external-address: expected an IP address or a lower-case DNS name',
+      'externalAddress[0]: expected an IP address or a lower-case DNS name, got "not an address"',
     );
     expect(await problems({ renewBefore: '3000h' })).toContain(
-      '--renew-before: must be shorter than --cert-duration',
+      'renewBefore: must be shorter than certDuration',
     );
     expect(await problems({ caDuration: '24h' })).toContain(
-      '--ca-duration: must be longer than --cert-duration',
+      'caDuration: must be longer than certDuration',
     );
     expect(await problems({ image: undefined as unknown as string })).toContain(
-      '--image is required',
+      'image is required',
     );
-    expect(await problems({ nodePort: 30443 })).toContain(
-      '--node-port: only with --expose nodeport',
-    );
+    expect(await problems({ nodePort: 30443 })).toContain('nodePort: only with expose nodeport');
     expect(await problems({ expose: 'route' as 'ingress' })).toContain(
-      '--expose: expected loadbalancer, nodeport or ingress, got "route"',
+      'expose: expected loadbalancer, nodeport or ingress, got "route"',
     );
     expect(await problems({ issuer: 'corp-ca' })).toContain(
-      '--issuer: expected Issuer/NAME or ClusterIssuer/NAME',
+      'issuer: expected Issuer/NAME or ClusterIssuer/NAME',
     );
-    expect(await problems({ format: 'helm' })).toContain('--output: a Helm chart is a directory');
-    expect(await problems({ certDuration: '100y' })).toContain(
-      '--cert-duration: expected a duration',
-    );
+    expect(await problems({ format: 'helm' })).toContain('output: a Helm chart is a directory');
+    expect(await problems({ certDuration: '100y' })).toContain('certDuration: expected a duration');
   });
 });

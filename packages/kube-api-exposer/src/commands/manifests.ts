@@ -1,4 +1,4 @@
-// `kfx expose-api manifests`: what a cluster needs to run the proxy — ServiceAccount,
+// `renderManifests` (`kfx expose-api manifests`): what a cluster needs to run the proxy — ServiceAccount,
 // Deployment, Service (LoadBalancer, NodePort, or ClusterIP behind an Ingress), cert-manager
 // issuer and Certificate with the external addresses in the SANs — as YAML or as a Helm chart.
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { helmChart } from '../manifests/helm-chart.js';
 import { manifestObjects, toYaml } from '../manifests/render.js';
 import { manifestSettings, type RenderManifestsOptions } from './manifests-options.js';
 
-export { manifestsCommand, type RenderManifestsOptions } from './manifests-options.js';
+export type { RenderManifestsOptions } from './manifests-options.js';
 
 export interface RenderedManifests {
   /** The objects, in apply order (also for --format helm, as the chart's default values render). */

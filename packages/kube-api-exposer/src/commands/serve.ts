@@ -1,4 +1,4 @@
-// `kfx expose-api serve`: the streaming HTTPS proxy in front of the apiserver, with its
+// `serve` (`kfx expose-api serve`): the streaming HTTPS proxy in front of the apiserver, with its
 // health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus.
 import { startOpsServer, type OpsServer } from '@kfx/kube-runtime';
 import { pino, type Logger } from 'pino';
@@ -6,10 +6,8 @@ import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { startProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
-import { validateOptions } from './option-spec.js';
-import { serveCommand, serveSchema } from './serve-options.js';
-
-export { serveCommand };
+import { validateOptions } from './options.js';
+import { serveSchema } from './serve-options.js';
 
 export type ServeOptions = z.input<typeof serveSchema> & {
   /** Use this logger instead of a new pino logger on stdout. */
@@ -37,12 +35,12 @@ export interface RunningExposer {
 
 export async function serve(options: ServeOptions): Promise<RunningExposer> {
   const { logger: givenLogger, registry, stopOnSignals = [], ...rest } = options;
-  const opts = validateOptions(serveCommand, serveSchema, rest);
+  const opts = validateOptions('serve', serveSchema, rest);
   const logger = givenLogger ?? pino({ name: 'kfx-expose-api', level: opts.logLevel });
   const upstream = resolveUpstream(opts);
   const proxy = await startProxyServer({
-    host: opts.listen.host,
-    port: opts.listen.port,
+    host: opts.host,
+    port: opts.port,
     tlsCertFile: opts.tlsCert,
     tlsKeyFile: opts.tlsKey,
     upstream,
@@ -60,11 +58,11 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
     registry,
   });
   let ops: OpsServer | undefined;
-  if (opts.metricsListen) {
+  if (opts.metrics) {
     try {
       ops = await startOpsServer({
-        host: opts.metricsListen.host,
-        port: opts.metricsListen.port,
+        host: opts.metrics.host,
+        port: opts.metrics.port,
         registry: proxy.registry,
         readiness: () => proxy.checkUpstream(),
         logger,

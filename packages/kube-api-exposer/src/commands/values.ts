@@ -2,44 +2,20 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+/** A host name or IP address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, `localhost`). */
+export const listenHost = z
+  .string()
+  .min(1, { message: 'expected an address such as 0.0.0.0 or ::' })
+  .refine((text) => isIP(text) !== 0 || /^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/.test(text), {
+    message: 'expected an IP address or a host name such as 0.0.0.0, :: or localhost',
+  });
 
-/** `ADDR:PORT`, `[v6]:PORT` or `:PORT` (every interface). */
-export function parseListen(text: string): ListenAddress | undefined {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
-  if (!match) return undefined;
-  const host = match[1] ?? (match[2] === '' ? '0.0.0.0' : match[2]) ?? '0.0.0.0';
-  const port = Number(match[3]);
-  if (port > 65535) return undefined;
-  if (match[1] !== undefined && isIP(host) !== 6) return undefined;
-  return { host, port };
-}
-
-export const listenAddress = z.string().transform((text, ctx) => {
-  const parsed = parseListen(text);
-  if (!parsed) {
-    ctx.addIssue({
-      code: 'custom',
-      message: 'expected ADDR:PORT such as 0.0.0.0:8443 or [::]:8443',
-    });
-    return z.NEVER;
-  }
-  return parsed;
-});
-
-/** Like `listenAddress`, or `none` to switch the listener off. */
-export const optionalListenAddress = z.string().transform((text, ctx) => {
-  if (text === 'none' || text === '') return undefined;
-  const parsed = parseListen(text);
-  if (!parsed) {
-    ctx.addIssue({ code: 'custom', message: 'expected ADDR:PORT such as 0.0.0.0:9090, or none' });
-    return z.NEVER;
-  }
-  return parsed;
-});
+/** A TCP port to listen on; 0 picks a free one. */
+export const listenPort = z
+  .number({ message: 'expected a port number' })
+  .int({ message: 'expected a port, 0-65535' })
+  .min(0, { message: 'expected a port, 0-65535' })
+  .max(65535, { message: 'expected a port, 0-65535' });
 
 export const httpsUrl = z.string().refine(
   (text) => {
@@ -130,11 +106,9 @@ export const caSourceFields = {
   caSecret: namespacedName.optional(),
 };
 
-const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-
 /**
- * Arguments for a schema's `.refine(...)`: options `first` and `second` (camelCase keys of their
- * `--kebab-case` flags) exclude each other; the error names both flags and sits on `second`.
+ * Arguments for a schema's `.refine(...)`: options `first` and `second` exclude each other; the
+ * error names both options and sits on `second`.
  */
 export function notBoth<K extends string>(
   first: K,
@@ -142,6 +116,6 @@ export function notBoth<K extends string>(
 ): [check: (o: Partial<Record<K, unknown>>) => boolean, params: { message: string; path: K[] }] {
   return [
     (o) => o[first] === undefined || o[second] === undefined,
-    { message: `give ${flag(first)} or ${flag(second)}, not both`, path: [second] },
+    { message: `give \`${first}\` or \`${second}\`, not both`, path: [second] },
   ];
 }

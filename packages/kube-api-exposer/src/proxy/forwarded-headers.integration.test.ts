@@ -93,12 +93,13 @@ beforeAll(async () => {
   ]);
   pki = proxyPki(cluster.dir);
   exposer = await serve({
-    listen: `${PROXY}:0`,
+    host: PROXY,
+    port: 0,
     tlsCert: pki.certFile,
     tlsKey: pki.keyFile,
     upstream: cluster.env.server,
     upstreamCa: cluster.apiCaFile,
-    metricsListen: 'none',
+    metrics: false,
     logger: captureLogs().logger,
   });
   const mint = async (serviceAccount: string) =>

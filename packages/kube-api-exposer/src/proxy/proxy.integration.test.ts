@@ -47,12 +47,13 @@ async function startExposer(
   extra: Partial<Parameters<typeof serve>[0]> = {},
 ): Promise<RunningExposer> {
   const started = await serve({
-    listen: '127.0.0.1:0',
+    host: '127.0.0.1',
+    port: 0,
     tlsCert: pki.certFile,
     tlsKey: pki.keyFile,
     upstream: cluster.env.server,
     upstreamCa: cluster.apiCaFile,
-    metricsListen: '127.0.0.1:0',
+    metrics: { host: '127.0.0.1', port: 0 },
     logger: logs.logger,
     ...extra,
   });

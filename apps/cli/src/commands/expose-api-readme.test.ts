@@ -1,22 +1,22 @@
-// The README documents every option of every subcommand, with its default: this keeps it true
-// when an option is added or a default changes.
+// The README documents every flag of every `kfx expose-api` subcommand, with its default: this
+// keeps it true when a flag is added or a default changes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXPOSE_API_COMMANDS } from './commands/commands.js';
+import { EXPOSE_API_COMMANDS } from './expose-api-flags.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 function section(command: string): string {
-  const start = readme.indexOf(`\n### ${command}\n`);
-  const end = readme.indexOf('\n### ', start + 1);
+  const start = readme.indexOf(`\n### \`kfx expose-api ${command}\`\n`);
+  const end = readme.indexOf('\n##', start + 1);
   return start < 0 ? '' : readme.slice(start, end < 0 ? undefined : end);
 }
 
 describe('README', () => {
   for (const command of EXPOSE_API_COMMANDS) {
-    it(`documents every option of kfx expose-api ${command.name} with its default`, () => {
+    it(`documents every flag of kfx expose-api ${command.name} with its default`, () => {
       const text = section(command.name);
-      expect(text, `a "### ${command.name}" section`).not.toBe('');
+      expect(text, `a "### \`kfx expose-api ${command.name}\`" section`).not.toBe('');
       for (const option of command.options) {
         expect(text, option.flag).toContain(`| \`${option.flag}\``);
         if (typeof option.default === 'number' || typeof option.default === 'string') {

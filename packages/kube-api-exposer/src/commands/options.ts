@@ -1,0 +1,99 @@
+// How the typed functions (`serve`, `renderManifests`, `mintKubeconfig`, `renderEnv`, `check`)
+// validate their options: with zod, every problem naming the option it is about (`port`,
+// `metrics.port`), so a caller — a program, or a CLI that maps options to its own flags — can
+// tell the user which value to change. A message that mentions another option writes its name
+// in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same renaming.
+import { ConfigError, keyPath } from '@kfx/kube-runtime';
+import type { z } from 'zod';
+
+/** One invalid option. */
+export interface OptionIssue {
+  /** The option's path in the options object: `tlsCert`, `metrics.port`; `''` for the whole. */
+  option: string;
+  /** What was expected; other options appear in backquotes. */
+  message: string;
+  /** `missing` when the option was not given, `unknown` for an option the function does not take. */
+  kind: 'invalid' | 'missing' | 'unknown';
+  /** The value given, when there was one. */
+  got?: unknown;
+}
+
+/** Turns an option path into the name to show: a CLI passes one that returns its flag. */
+export type OptionNamer = (option: string) => string;
+
+/** Writes the options a message names in backquotes (`` `caFile` ``) as `nameOf` names them. */
+export function renameOptions(text: string, nameOf: OptionNamer): string {
+  return text.replace(/`([A-Za-z][A-Za-z.]*)`/g, (_, option: string) => nameOf(option));
+}
+
+/** One line per issue, options named by `nameOf` (by default, as they are in the options object). */
+export function describeOptionIssues(
+  issues: readonly OptionIssue[],
+  nameOf: OptionNamer = (option) => option,
+): string[] {
+  return issues.map((issue) => {
+    const name = issue.option === '' ? 'options' : nameOf(issue.option);
+    if (issue.kind === 'missing') return `${name} is required`;
+    const message = renameOptions(issue.message, nameOf);
+    if (issue.kind === 'unknown') return `unknown option ${name} (${message})`;
+    const got = issue.got === undefined ? '' : `, got ${JSON.stringify(issue.got)}`;
+    return `${name}: ${message}${got}`;
+  });
+}
+
+/** Options a function refused; nothing was started, read or written. Exit code 2 in kfx's apps. */
+export class OptionsError extends ConfigError {
+  constructor(
+    /** The function: `serve`, `renderManifests`, … */
+    readonly fn: string,
+    readonly issues: readonly OptionIssue[],
+  ) {
+    super(describeOptionIssues(issues), `${fn}: invalid options:`);
+  }
+
+  /** The problems, one line each, with options named by `nameOf`. */
+  describe(nameOf: OptionNamer): string[] {
+    return describeOptionIssues(this.issues, nameOf);
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** Validates `input` with `schema`; throws an `OptionsError` naming every bad option. */
+export function validateOptions<S extends z.ZodObject>(
+  fn: string,
+  schema: S,
+  input: unknown,
+): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.flatMap((issue): OptionIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      const at = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
+      return issue.keys.map((key) => ({
+        option: keyPath('', [...at, key]),
+        message: `the options are ${Object.keys(schema.shape).join(', ')}`,
+        kind: 'unknown' as const,
+      }));
+    }
+    const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
+    const got = valueAt(input, path);
+    const missing = got === undefined && issue.code === 'invalid_type';
+    return [
+      {
+        option: keyPath('', path),
+        message: issue.message,
+        kind: missing ? 'missing' : 'invalid',
+        ...(got === undefined ? {} : { got }),
+      },
+    ];
+  });
+  throw new OptionsError(fn, issues);
+}
