@@ -20,7 +20,7 @@ import { Command } from 'commander';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
-import { messageOf } from '@kfx/kube-runtime/serving';
+import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
 
 interface PreviewFlags {
   config?: string;
@@ -212,9 +212,8 @@ Examples:
           const o = object as Record<string, unknown> & {
             metadata?: { name?: string; namespace?: string };
           };
-          const name = [o.metadata?.namespace, o.metadata?.name].filter(Boolean).join('/');
-          const where =
-            `${file}${documents.length > 1 ? ` #${index + 1}` : ''}: ${typeof o.kind === 'string' ? o.kind : 'object'} ${name}`.trimEnd();
+          const kind = typeof o.kind === 'string' ? o.kind : 'object';
+          const where = `${file}${documents.length > 1 ? ` #${index + 1}` : ''}: ${describeObject(kind, o.metadata)}`;
           process.stdout.write(previewOne(o, where, s, flags.output));
         }
       }
