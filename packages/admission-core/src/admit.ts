@@ -7,7 +7,7 @@ import {
   checkResult,
   handlerContext,
   HandlerFailure,
-  messageOf,
+  handlerMessage,
   type HandlerFailureReason,
 } from './handler-call.js';
 import { objectRef } from './object-ref.js';
@@ -46,7 +46,9 @@ function withWarnings(response: AdmissionResponse, warnings: string[] | undefine
 
 function fail(webhook: Webhook, request: AdmissionRequest<object>, error: unknown): Decision {
   const failure =
-    error instanceof HandlerFailure ? error : new HandlerFailure('handler-error', messageOf(error));
+    error instanceof HandlerFailure
+      ? error
+      : new HandlerFailure('handler-error', handlerMessage(error));
   const subject = `webhook ${webhook.name} failed on ${objectRef(request)} (${request.operation})`;
   const detail = { reason: failure.reason, message: failure.message };
   const base = { failure: detail, patchOperations: 0, patchBytes: 0 };
@@ -114,7 +116,7 @@ export async function admit(
         verifyPatch(request.object, operations, mutated);
       }
     } catch (error) {
-      throw new HandlerFailure('invalid-patch', messageOf(error));
+      throw new HandlerFailure('invalid-patch', handlerMessage(error));
     }
     if (operations.length === 0) {
       return {
@@ -128,7 +130,7 @@ export async function admit(
     try {
       text = patchText(operations);
     } catch (error) {
-      throw new HandlerFailure('invalid-patch', messageOf(error));
+      throw new HandlerFailure('invalid-patch', handlerMessage(error));
     }
     const response: AdmissionResponse = {
       uid,

@@ -1,5 +1,6 @@
 // Calling a handler safely: a throw, a rejected promise, a timeout and a malformed result all
 // become a HandlerFailure with a reason for the errors metric, never an escaped exception.
+import { messageOf } from '@kfx/kube-runtime/serving';
 import type { Logger } from 'pino';
 import type { AdmissionRequest } from './admission-review.js';
 import type { AdmissionContext, Denial } from './webhook.js';
@@ -17,19 +18,12 @@ export class HandlerFailure extends Error {
   }
 }
 
-/** JSON.stringify is typed as always returning a string; it does not for undefined or functions. */
-function jsonText(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined; // BigInt, cycles
-  }
-}
-
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
-  return `non-Error thrown: ${jsonText(error) ?? typeof error}`;
+/** What a handler threw, for `status.message`; a thrown non-Error is said to be one. */
+export function handlerMessage(error: unknown): string {
+  const message = messageOf(error);
+  return error instanceof Error || typeof error === 'string'
+    ? message
+    : `non-Error thrown: ${message}`;
 }
 
 export interface HandlerContext {
@@ -105,7 +99,7 @@ export async function callHandler(
   try {
     value = invoke();
   } catch (error) {
-    throw new HandlerFailure('handler-error', messageOf(error));
+    throw new HandlerFailure('handler-error', handlerMessage(error));
   }
   if (!isThenable(value)) return value;
   let timer: NodeJS.Timeout | undefined;
@@ -117,7 +111,7 @@ export async function callHandler(
     }, timeoutMs);
   });
   const answer = Promise.resolve(value).then(undefined, (error: unknown) => {
-    throw new HandlerFailure('handler-error', messageOf(error));
+    throw new HandlerFailure('handler-error', handlerMessage(error));
   });
   try {
     return await Promise.race([answer, timeout]);

@@ -3,6 +3,7 @@
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import type { AnyRequest, AnyResponse } from './http-answers.js';
 import { TLS_SETTINGS, type TlsPair } from './serving-tls.js';
 
@@ -55,7 +56,7 @@ export function listenError(
   error: unknown,
 ) {
   const where = `${host ?? '*'}:${port}`;
-  return new Error(`cannot listen on ${where} (${option}): ${(error as Error).message}`, {
+  return new Error(`cannot listen on ${where} (${option}): ${messageOf(error)}`, {
     cause: error,
   });
 }

@@ -1,5 +1,6 @@
 // How messages and logs name the object under admission: "Pod team-a/notebook-0". On CREATE with
 // metadata.generateName the apiserver has not picked a name yet, so the prefix is shown instead.
+import { describeObject } from '@kfx/kube-runtime/serving';
 import type { AdmissionRequest } from './admission-review.js';
 
 interface Metadata {
@@ -25,7 +26,8 @@ export function objectName(request: AdmissionRequest<object>): string {
 
 /** `Kind namespace/name`, or `Kind name` for cluster-scoped objects. */
 export function objectRef(request: AdmissionRequest<object>): string {
-  const name = objectName(request);
-  const where = request.namespace ? `${request.namespace}/${name}` : name;
-  return `${request.kind.kind} ${where}`;
+  return describeObject(request.kind.kind, {
+    namespace: request.namespace,
+    name: objectName(request),
+  });
 }

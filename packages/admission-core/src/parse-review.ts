@@ -1,5 +1,6 @@
 // Turns a request body into a checked AdmissionRequest, or a BadRequestError whose message names
 // the field that is wrong. Handlers can then rely on the shape instead of re-checking it.
+import { messageOf } from '@kfx/kube-runtime/serving';
 import {
   ADMISSION_API_VERSION,
   OPERATIONS,
@@ -78,11 +79,7 @@ export function parseAdmissionReview(
   try {
     review = JSON.parse(body);
   } catch (error) {
-    throw new BadRequestError(
-      400,
-      'invalid-json',
-      `request body is not JSON: ${(error as Error).message}`,
-    );
+    throw new BadRequestError(400, 'invalid-json', `request body is not JSON: ${messageOf(error)}`);
   }
   // Before anything recursive touches it (JSON.parse itself copes with any depth).
   checkJsonShape(review, { ...DEFAULT_JSON_LIMITS, ...limits });

@@ -2,6 +2,7 @@
 // sent and the object the handler returned, and checks that the patch turns one into the other
 // before it leaves the process (the apiserver rejects a patch that does not apply). The check
 // costs what the patch touches, not what the object holds.
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { diffJson, InvalidPatchError, type PatchOperation } from './json-diff.js';
 import { cloneJson, jsonOf, sameJson } from './json-values.js';
 
@@ -122,7 +123,7 @@ export function patchText(operations: readonly PatchOperation[]): string {
     return JSON.stringify(operations);
   } catch (error) {
     // A toJSON() that throws, or one that answers differently the second time.
-    throw new InvalidPatchError(`the returned object is not JSON: ${(error as Error).message}`, {
+    throw new InvalidPatchError(`the returned object is not JSON: ${messageOf(error)}`, {
       cause: error,
     });
   }

@@ -1,6 +1,7 @@
 // The optional start/stop/readiness hooks of the served webhooks, run by the server around its
 // own life: started before it listens, stopped after it drains, asked on every GET /readyz.
 import type { Logger } from 'pino';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import type { Webhook } from './webhook.js';
 
 export interface Readiness {
@@ -21,7 +22,7 @@ export function webhookLifecycle(webhooks: readonly Webhook[], log: Logger) {
           try {
             await webhook.start();
           } catch (error) {
-            const message = `webhook ${webhook.name} failed to start: ${(error as Error).message}`;
+            const message = `webhook ${webhook.name} failed to start: ${messageOf(error)}`;
             throw new Error(message, { cause: error });
           }
         }),
@@ -48,7 +49,7 @@ export function webhookLifecycle(webhooks: readonly Webhook[], log: Logger) {
           const why = answer.reasons.length > 0 ? answer.reasons : ['not ready'];
           reasons.push(...why.map((reason) => `${webhook.name}: ${reason}`));
         } catch (error) {
-          reasons.push(`${webhook.name}: readiness check failed: ${(error as Error).message}`);
+          reasons.push(`${webhook.name}: readiness check failed: ${messageOf(error)}`);
         }
       }
       return { ok: reasons.length === 0, reasons };

@@ -4,6 +4,7 @@
 // Pods will get.
 import type { V1ConfigMap, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-node';
 import { buildPatch, type PatchOperation, type Plain } from '@kfx/admission-core';
+import { describeObject } from '@kfx/kube-runtime';
 import { caBundleStateOf, caBundleWarning, type CaBundleState } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { renderDiff } from './diff.js';
@@ -15,7 +16,6 @@ import { describeInjection, describeNoProxy } from './notes.js';
 import { planInjection, redactProxy, resolveProxySettings, type Environment } from './settings.js';
 import { INJECT_ANNOTATION, isMirrorPod, optedOut } from './opt-out.js';
 import { INJECTED_ANNOTATION, markInjected } from './stamp.js';
-import { describeObject } from '@kfx/kube-runtime';
 
 export interface ProxyPreviewOptions {
   /** Read when `fromEnvironment` is on. Default `process.env`. */

@@ -3,6 +3,7 @@
 // preview gives it what the user passed, tests give it anything.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
+import { describeObject } from '@kfx/kube-runtime';
 import type { HoldReason } from './movable.js';
 import {
   matchRule,
@@ -13,7 +14,6 @@ import {
   type RewriteRule,
   type RuleMatch,
 } from './rules.js';
-import { describeObject } from '@kfx/kube-runtime';
 
 export { ruleName };
 

@@ -2,8 +2,8 @@
 // arrives, so that even a killed run leaves what it saw), the JUnit XML and a summary.
 import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UatInputError } from './outcome.js';
 import { messageOf } from '@kfx/kube-runtime';
+import { UatInputError } from './outcome.js';
 
 export const ARTIFACT_FILES = {
   log: 'uat.log',

@@ -3,6 +3,7 @@
 // while the Job runs; results are collected; and whatever the run created is deleted again —
 // after success, failure, timeout or Ctrl-C alike. It never throws: the result says how it went,
 // and an interruption that comes while it cleans up still makes the run `interrupted`.
+import { messageOf } from '@kfx/kube-runtime';
 import { Artifacts } from './artifacts.js';
 import { cleanUp, type CleanupReport } from './cleanup.js';
 import { CreatedObjects, describeObject } from './created-objects.js';
@@ -17,7 +18,6 @@ import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.
 import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
 import { Steps } from './steps.js';
 import { finishLog } from './suite.js';
-import { messageOf } from '@kfx/kube-runtime';
 
 export async function runUat(options: UatRunOptions): Promise<UatResult> {
   const startedAt = new Date();

@@ -18,9 +18,9 @@ import {
 } from '@kfx/pvc-rewriter';
 import { Command } from 'commander';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
-import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
 
 interface PreviewFlags {
   config?: string;

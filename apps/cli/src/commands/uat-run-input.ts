@@ -13,10 +13,10 @@ import {
   type CreateNamespaceMode,
   type UatRunOptions,
 } from '@kfx/uat-runner';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import type { GlobalOptions } from '../cli-options.js';
 import type { OutputFormat } from '../cli-render.js';
-import { messageOf } from '@kfx/kube-runtime/serving';
 
 export interface RunFlags {
   profile?: string | undefined;

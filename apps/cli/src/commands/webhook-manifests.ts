@@ -12,9 +12,9 @@ import {
 import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
-import { messageOf } from '@kfx/kube-runtime/serving';
 
 interface ManifestFlags {
   name: string;

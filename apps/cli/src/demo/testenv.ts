@@ -3,8 +3,8 @@
 // and the published @kfx/cli (which have no testenv) start and serve every other command
 // without it.
 import type * as TestenvModule from '@kfx/testenv';
-import { CliError } from '../cli-exit.js';
 import { messageOf } from '@kfx/kube-runtime/serving';
+import { CliError } from '../cli-exit.js';
 
 export type Testenv = typeof TestenvModule;
 

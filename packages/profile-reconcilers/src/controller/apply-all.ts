@@ -2,6 +2,7 @@
 // Namespace) first, since the rest live in them, then everything else at once (nothing when the
 // namespace was to be created and could not be), then the obsolete objects deleted. Each failure is charged to the reconciler that wanted the object;
 // the others go on.
+import { messageOf } from '@kfx/kube-runtime';
 import {
   isProfileNamespace,
   profileNamespace,
@@ -13,7 +14,6 @@ import { describeObject } from './describe.js';
 import type { DesiredObject, DesiredSet } from './desired-objects.js';
 import type { OwnedKinds } from './owned-kinds.js';
 import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
-import { messageOf } from '@kfx/kube-runtime';
 
 export interface Applied {
   changes: Change[];

@@ -2,10 +2,10 @@
 // with kfx's ownership marks and keyed by identity, the problems, and which reconcilers could not
 // compute everything (whose old objects must then be kept, not pruned).
 import type { KubeObject } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime';
 import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
 import { EMPTY_VIEW, type EnabledReconciler, type Problem, type ReadView } from '../reconciler.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
-import { messageOf } from '@kfx/kube-runtime';
 
 export interface DesiredObject {
   id: string;
