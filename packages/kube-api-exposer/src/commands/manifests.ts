@@ -3,6 +3,7 @@
 // issuer and Certificate with the external addresses in the SANs — as YAML or as a Helm chart.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import packageJson from '../../package.json' with { type: 'json' };
 import { helmChart } from '../manifests/helm-chart.js';
 import { manifestObjects, toYaml } from '../manifests/render.js';
@@ -30,10 +31,9 @@ export async function renderManifests(options: RenderManifestsOptions): Promise<
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, content);
     } catch (error) {
-      throw new Error(
-        `--output ${output ?? ''}: cannot write ${path}: ${(error as Error).message}`,
-        { cause: error },
-      );
+      throw new Error(`--output ${output ?? ''}: cannot write ${path}: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
     written.push(path);
   };

@@ -1,6 +1,6 @@
 // `serve` (`kfx expose-api serve`): the streaming HTTPS proxy in front of the apiserver, with its
 // health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus.
-import { startOpsServer, type OpsServer } from '@kfx/kube-runtime';
+import { messageOf, startOpsServer, type OpsServer } from '@kfx/kube-runtime';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
@@ -69,7 +69,7 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
       });
     } catch (error) {
       await proxy.close(0);
-      throw new Error(`--metrics-listen: cannot listen: ${(error as Error).message}`, {
+      throw new Error(`--metrics-listen: cannot listen: ${messageOf(error)}`, {
         cause: error,
       });
     }
