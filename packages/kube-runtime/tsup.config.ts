@@ -1,3 +1,3 @@
 import { kfxBuild } from '@kfx/tsup-config';
 
-export default kfxBuild({ entry: ['src/index.ts', 'src/serving.ts'] });
+export default kfxBuild({ entry: ['src/index.ts', 'src/serving.ts', 'src/exit.ts'] });

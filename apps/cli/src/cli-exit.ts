@@ -3,7 +3,7 @@
 // itself could not do — bad flags included — is 2, so CI can tell the two apart.
 // The codes are kfx's one mapping (kube-runtime's exit-codes, shared with kfx-webhook and
 // kfx-controller): a bad configuration is 2 there too.
-import { EXIT as KFX_EXIT, exitCodeOf as kfxExitCode, messageOf } from '@kfx/kube-runtime/serving';
+import { EXIT as KFX_EXIT, exitCodeOf as kfxExitCode, messageOf } from '@kfx/kube-runtime/exit';
 import { CommanderError, type Command } from 'commander';
 
 export const EXIT = {
