@@ -5,7 +5,7 @@ import { PlainRenderer } from './cli-render-plain.js';
 import { TtyRenderer } from './cli-render-tty.js';
 import type { Output, Renderer } from './cli-render-common.js';
 
-export { resultLine, type Output, type Renderer } from './cli-render-common.js';
+export type { Output, Renderer } from './cli-render-common.js';
 
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -16,7 +16,7 @@ interface CommandGroup {
   load(): Promise<Command>;
 }
 
-export const COMMAND_GROUPS: readonly CommandGroup[] = [
+const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     name: 'uat',
     term: 'uat <command>',

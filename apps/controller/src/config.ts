@@ -53,7 +53,7 @@ const appSchema = z.strictObject({
     .prefault({}),
 });
 
-export type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers'>;
+type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers'>;
 
 export interface ControllerConfig extends AppSettings {
   reconcilers: EnabledReconciler[];

@@ -46,10 +46,10 @@ const limitsShape = z.strictObject(
 );
 
 /** The limits given in the file (absent keys are left out, not undefined). */
-export type Limits = { [K in keyof z.output<typeof limitsShape>]?: number };
+type Limits = { [K in keyof z.output<typeof limitsShape>]?: number };
 
 /** The keys every kfx-webhook configuration has, whatever handlers it serves. */
-export const baseShape = {
+const baseShape = {
   /** HTTPS port for the apiserver's calls and the health checks. */
   port: port.default(8443),
   /** Plain-HTTP port for `GET /metrics`. */
@@ -68,7 +68,7 @@ export const baseShape = {
   limits: limitsShape.default({}),
 };
 
-export type BaseConfig = z.output<z.ZodObject<typeof baseShape>>;
+type BaseConfig = z.output<z.ZodObject<typeof baseShape>>;
 
 export interface WebhookAppConfig extends Omit<BaseConfig, 'limits'> {
   limits: Limits;

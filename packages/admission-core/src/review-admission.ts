@@ -40,7 +40,7 @@ export interface Review {
   decision: Decision;
 }
 
-export function toReviewResponse(decision: Decision): AdmissionReviewResponse {
+function toReviewResponse(decision: Decision): AdmissionReviewResponse {
   return {
     apiVersion: ADMISSION_API_VERSION,
     kind: 'AdmissionReview',

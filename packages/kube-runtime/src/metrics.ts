@@ -2,7 +2,7 @@
 // and an informer): the first creates a metric, the others reuse it with their own labels.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 function existing<T>(
   registry: Registry,

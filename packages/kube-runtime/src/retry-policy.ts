@@ -15,7 +15,7 @@ export interface RetryOptions {
 }
 
 /** A Retry-After longer than this is cut short: the caller's own loop will come back. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -26,7 +26,7 @@ export type BinaryPaths = Record<BinaryName, string>;
 export const goModuleDir = fileURLToPath(new URL('../go/', import.meta.url));
 
 /** Cache root: $KFX_CACHE_DIR, else $XDG_CACHE_HOME/kfx, else ~/.cache/kfx. */
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.KFX_CACHE_DIR) return env.KFX_CACHE_DIR;
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kfx');
 }

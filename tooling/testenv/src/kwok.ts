@@ -192,7 +192,7 @@ nodeInfo:
   systemUUID: ""
 `;
 
-export function kwokStages(): object[] {
+function kwokStages(): object[] {
   const exitCode = annotation(KWOK_ANNOTATIONS.exitCode);
   const cannotStart = annotation(KWOK_ANNOTATIONS.cannotStart);
   return [

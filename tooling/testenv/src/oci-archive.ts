@@ -65,7 +65,7 @@ function pad(size: number): Buffer {
   return Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
 }
 
-export interface TarFile {
+interface TarFile {
   name: string;
   content?: Buffer;
   mode?: number;
@@ -74,7 +74,7 @@ export interface TarFile {
 }
 
 /** A tar archive of `files`, in order. */
-export function tar(files: readonly TarFile[]): Buffer {
+function tar(files: readonly TarFile[]): Buffer {
   const parts: Buffer[] = [];
   for (const file of files) {
     const type = file.type ?? 'file';

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { DEFAULT_ALLOWED_PREFIXES } from '@kfx/kube-api-exposer';
 
-export type FlagKind = 'string' | 'integer' | 'boolean' | 'list';
+type FlagKind = 'string' | 'integer' | 'boolean' | 'list';
 
 export interface FlagSpec {
   /** The key commander gives the value (`tlsCert` for `--tls-cert`). */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { resources, type KubeClient, type Lease, getOrUndefined } from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
 
-export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 export interface ControllerProcess {
   child: ChildProcess;

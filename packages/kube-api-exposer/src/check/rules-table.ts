@@ -1,13 +1,13 @@
 // What an identity may do, printed the way `kubectl auth can-i --list` prints it, from a
 // SelfSubjectRulesReview: one row per resource (with its group) or non-resource URL.
-export interface ResourceRule {
+interface ResourceRule {
   verbs: string[];
   apiGroups?: string[];
   resources?: string[];
   resourceNames?: string[];
 }
 
-export interface NonResourceRule {
+interface NonResourceRule {
   verbs: string[];
   nonResourceURLs?: string[];
 }

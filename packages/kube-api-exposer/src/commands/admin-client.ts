@@ -8,7 +8,7 @@ export interface AdminClientOptions {
   context?: string | undefined;
 }
 
-export function adminClient(options: AdminClientOptions): KubeClient {
+function adminClient(options: AdminClientOptions): KubeClient {
   const kc = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
   return KubeClient.fromKubeConfig(kc, {
     userAgent: 'kfx-expose-api',

@@ -11,7 +11,7 @@ export interface ChartOptions {
 }
 
 /** values.yaml as data, for tests and for `helm template --set` users. */
-export function chartValues(s: ManifestSettings) {
+function chartValues(s: ManifestSettings) {
   const { ipAddresses, dnsNames } = addresses(s);
   return {
     image: s.image,

@@ -2,7 +2,7 @@
 // place that says which Secret holds the certificate and which labels select the proxy's Pods.
 import { isIP } from 'node:net';
 
-export type Exposure = 'loadbalancer' | 'nodeport' | 'ingress';
+type Exposure = 'loadbalancer' | 'nodeport' | 'ingress';
 
 export interface ManifestSettings {
   name: string;

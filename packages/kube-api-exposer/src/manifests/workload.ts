@@ -30,7 +30,7 @@ export function serviceAccount(s: ManifestSettings): V1ServiceAccount {
   };
 }
 
-export function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades'>): string[] {
+function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades'>): string[] {
   return [
     'expose-api',
     'serve',

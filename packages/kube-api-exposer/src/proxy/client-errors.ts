@@ -12,7 +12,7 @@ export interface ClientErrorLimits {
   headersTimeoutMs: number;
 }
 
-export function clientErrorStatus(
+function clientErrorStatus(
   error: Error,
   limits: ClientErrorLimits,
 ): ProxyStatus | undefined {

@@ -23,9 +23,9 @@ export interface ProxyStatus {
 }
 
 /** Every answer of the proxy's own names the proxy, so nobody blames the apiserver for it. */
-export const PROXY_NAME = 'kfx-expose-api';
+const PROXY_NAME = 'kfx-expose-api';
 
-export function statusBody(status: ProxyStatus): string {
+function statusBody(status: ProxyStatus): string {
   return JSON.stringify({
     kind: 'Status',
     apiVersion: 'v1',

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { loadKubeConfig } from '@kfx/kube-runtime';
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface UpstreamOptions {
   /** The apiserver URL (`https://host:port`, optionally with a path prefix). */

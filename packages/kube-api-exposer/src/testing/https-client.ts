@@ -57,7 +57,7 @@ export async function call(url: string, options: CallOptions): Promise<Answer> {
   return { status: response.statusCode ?? 0, headers: response.headers, text, json };
 }
 
-export interface WatchEventLine {
+interface WatchEventLine {
   type: string;
   object: { metadata?: { name?: string; resourceVersion?: string } };
 }

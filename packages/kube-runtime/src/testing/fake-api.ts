@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 
-export type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
+type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
 
 export interface FakeApi {
   url: string;

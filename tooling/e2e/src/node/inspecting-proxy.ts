@@ -8,7 +8,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { CertificateAuthority } from '@kfx/dev-certs';
 
-export interface InspectedRequest {
+interface InspectedRequest {
   /** Who connected (a pod's IP). */
   client: string;
   /** `host:port` of the CONNECT. */

@@ -17,7 +17,7 @@ export interface RunOptions {
 const WORKSPACE_BIN = fileURLToPath(new URL('../../../../node_modules/.bin', import.meta.url));
 
 /** This process's environment without npm_* and pnpm_* settings, Node 24 and the workspace's tools first. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(npm|pnpm)_/i.test(key)) env[key] = value;

@@ -1,13 +1,13 @@
 // The fenced code blocks of a README section, so that a test runs the example a reader copies
 // and compares its output with the block the README shows.
-export interface FencedBlock {
+interface FencedBlock {
   /** The info string's first word: ts, sh, diff… */
   language: string;
   text: string;
 }
 
 /** The fenced blocks between `heading` (a whole line, e.g. `### Offline preview`) and the next heading of any level. */
-export function blocksUnder(markdown: string, heading: string, source: string): FencedBlock[] {
+function blocksUnder(markdown: string, heading: string, source: string): FencedBlock[] {
   const lines = markdown.split('\n');
   const start = lines.indexOf(heading);
   if (start < 0) throw new Error(`${source}: no "${heading}" heading`);

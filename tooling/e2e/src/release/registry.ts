@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { binaryCacheDir, freePort, startProcess, waitFor, type ManagedProcess } from '@kfx/testenv';
 import { run } from './commands.js';
 
-export const VERDACCIO_VERSION = '5.33.0';
+const VERDACCIO_VERSION = '5.33.0';
 
 /** ~/.cache/kfx (or $KFX_CACHE_DIR): the control-plane cache's grandparent. */
 const cacheRoot = () => join(binaryCacheDir(), '..', '..');

@@ -10,7 +10,7 @@ export interface ApiForwarder {
   close(): Promise<void>;
 }
 
-export const NODE_API_PORT = 6443;
+const NODE_API_PORT = 6443;
 
 export async function startApiForwarder(host: string, targetPort: number): Promise<ApiForwarder> {
   const sockets = new Set<Socket>();

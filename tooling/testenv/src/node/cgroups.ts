@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hierarchies } from './teardown.js';
 
-export const DAEMONS = 'daemons';
+const DAEMONS = 'daemons';
 
 /** Creates `<name>` and `<name>/daemons` in every hierarchy. */
 export function createCgroup(name: string): void {

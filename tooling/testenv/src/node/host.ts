@@ -35,7 +35,7 @@ const executable = (path: string) => {
 };
 
 /** A program on PATH (or the sbin folders root has), or an absolute path. */
-export function which(what: string): string | undefined {
+function which(what: string): string | undefined {
   if (what.startsWith('/')) return executable(what) ? what : undefined;
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
   return dirs.map((dir) => join(dir, what)).find(executable);

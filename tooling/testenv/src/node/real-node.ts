@@ -30,9 +30,9 @@ import { cgroupPids, teardownNode, type NodeTraces } from './teardown.js';
 
 const exec = promisify(execFile);
 
-export const NODE_NAME = 'kfx-node';
+const NODE_NAME = 'kfx-node';
 /** Written into the control plane's folder for the reaper. */
-export const NODE_TRACES_FILE = 'node.json';
+const NODE_TRACES_FILE = 'node.json';
 
 export interface RealNode {
   /** The Node's name in the API: `kfx-node`. */
