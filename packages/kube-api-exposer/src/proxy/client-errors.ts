@@ -12,10 +12,7 @@ export interface ClientErrorLimits {
   headersTimeoutMs: number;
 }
 
-function clientErrorStatus(
-  error: Error,
-  limits: ClientErrorLimits,
-): ProxyStatus | undefined {
+function clientErrorStatus(error: Error, limits: ClientErrorLimits): ProxyStatus | undefined {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   if (code === 'ECONNRESET' || code === 'EPIPE') return undefined;
   if (code === 'HPE_HEADER_OVERFLOW') {
