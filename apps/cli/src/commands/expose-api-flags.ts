@@ -31,6 +31,23 @@ export interface CommandSpec {
   options: readonly FlagSpec[];
 }
 
+/** `--context`, where it only picks the context of `--kubeconfig`. */
+const contextFlag: FlagSpec = {
+  name: 'context',
+  flag: '--context <name>',
+  kind: 'string',
+  description: 'Context of --kubeconfig to use.',
+};
+
+/** `--server`, where the exposed address must be given. */
+const exposedServerFlag: FlagSpec = {
+  name: 'server',
+  flag: '--server <url>',
+  kind: 'string',
+  required: true,
+  description: 'The exposed address, e.g. https://203.0.113.10:443.',
+};
+
 const serveFlags: CommandSpec = {
   name: 'serve',
   summary:
@@ -332,13 +349,7 @@ const kubeconfigFlags: CommandSpec = {
       required: true,
       description: 'The service account whose identity the kubeconfig carries.',
     },
-    {
-      name: 'server',
-      flag: '--server <url>',
-      kind: 'string',
-      required: true,
-      description: 'The exposed address, e.g. https://203.0.113.10:443.',
-    },
+    exposedServerFlag,
     {
       name: 'caFile',
       flag: '--ca-file <file>',
@@ -393,12 +404,7 @@ const kubeconfigFlags: CommandSpec = {
       description:
         'Credentials used to mint the token (needs create on serviceaccounts/token). Default: KUBECONFIG, ~/.kube/config, in-cluster.',
     },
-    {
-      name: 'context',
-      flag: '--context <name>',
-      kind: 'string',
-      description: 'Context of --kubeconfig to use.',
-    },
+    contextFlag,
   ],
 };
 
@@ -407,13 +413,7 @@ const envFlags: CommandSpec = {
   summary:
     'Print the KUBERNETES_SERVICE_HOST/PORT variables and CA of the exposed address for a virtual-kubelet (interLink kubernetesApiAddr/Port/CaCrt).',
   options: [
-    {
-      name: 'server',
-      flag: '--server <url>',
-      kind: 'string',
-      required: true,
-      description: 'The exposed address, e.g. https://203.0.113.10:443.',
-    },
+    exposedServerFlag,
     {
       name: 'caFile',
       flag: '--ca-file <file>',
@@ -442,12 +442,7 @@ const envFlags: CommandSpec = {
       kind: 'string',
       description: 'Credentials to read --ca-secret with.',
     },
-    {
-      name: 'context',
-      flag: '--context <name>',
-      kind: 'string',
-      description: 'Context of --kubeconfig to use.',
-    },
+    contextFlag,
   ],
 };
 
@@ -489,12 +484,7 @@ const checkFlags: CommandSpec = {
       description:
         'Take server, CA and token from this kubeconfig (e.g. one written by kfx expose-api kubeconfig).',
     },
-    {
-      name: 'context',
-      flag: '--context <name>',
-      kind: 'string',
-      description: 'Context of --kubeconfig to use.',
-    },
+    contextFlag,
     {
       name: 'namespace',
       flag: '--namespace <namespace>',
