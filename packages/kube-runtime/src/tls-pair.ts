@@ -61,13 +61,24 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
-/** The files' contents, unchecked (the watcher compares them before checking). */
+/**
+ * The files' contents, unchecked (the watcher compares them before checking). When files cannot
+ * be read the error names each of them, certificate first, whichever read failed first.
+ */
 export async function readTlsText(files: TlsFiles): Promise<TlsText> {
-  const [cert, key, ca] = await Promise.all([
+  const reads = [
     readText(files.certFile, 'certificate'),
     readText(files.keyFile, 'key'),
-    files.caFile === undefined ? undefined : readText(files.caFile, 'CA bundle'),
-  ]);
+    files.caFile === undefined ? Promise.resolve(undefined) : readText(files.caFile, 'CA bundle'),
+  ] as const;
+  const failed = (await Promise.allSettled(reads)).flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as Error] : [],
+  );
+  const [first, ...more] = failed;
+  if (first !== undefined && more.length === 0) throw first;
+  if (first !== undefined)
+    throw new AggregateError(failed, failed.map((error) => error.message).join('; '));
+  const [cert, key, ca] = await Promise.all(reads);
   return { cert, key, ca };
 }
 

@@ -143,3 +143,21 @@ describe('watchTlsFiles', () => {
     await until(() => changes.includes(next.cert), 'the poll');
   });
 });
+
+describe('loadTlsFiles', () => {
+  it('names every file it cannot read, certificate first, whichever read fails first', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kfx-tls-load-'));
+    const files = { certFile: join(dir, 'absent.crt'), keyFile: join(dir, 'absent.key') };
+    for (let attempt = 0; attempt < 20; attempt += 1)
+      await expect(loadTlsFiles(files)).rejects.toThrow(
+        new RegExp(
+          `^cannot read the TLS certificate ${files.certFile}: .*ENOENT.*; ` +
+            `cannot read the TLS key ${files.keyFile}: .*ENOENT`,
+        ),
+      );
+    await writeFile(files.certFile, 'certificate');
+    await expect(loadTlsFiles(files)).rejects.toThrow(
+      new RegExp(`^cannot read the TLS key ${files.keyFile}: .*ENOENT[^;]*$`),
+    );
+  });
+});
