@@ -1,6 +1,7 @@
 import { kfxTest } from '@kfx/vitest-config';
 
-// No shared control plane: the controller acts on every Profile of the cluster (no selector
-// keeps it to one file's), and apiserver-restart restarts the API server; each integration file
-// owns its plane (the reason is in its header).
-export default kfxTest();
+// One control plane for the integration files that can share it: profile-selector runs its
+// controllers with profileSelectors that keep them to its own Profiles; controller-manager
+// collects what a deleted Profile owned. The other files still own their planes (the reason is
+// in each header).
+export default kfxTest({ controlPlane: { components: ['controller-manager'] } });

@@ -94,8 +94,43 @@ reconcilers:
       'protectedNamespaces[1]: expected a namespace name or a pattern with *',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
-      '(the top-level keys are reconcilers, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
+      '(the top-level keys are reconcilers, profileSelector, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
       'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+    ]);
+  });
+
+  it('reads a profileSelector, and names its bad fields with the others', () => {
+    expect(loadConfig(undefined).profileSelector).toBeUndefined();
+    const config = loadConfig(
+      file(
+        'shard.yaml',
+        `profileSelector:
+  matchLabels: { kfx.dev/shard: a }
+  matchExpressions:
+    - { key: kfx.dev/canary, operator: DoesNotExist }
+`,
+      ),
+    );
+    expect(config.profileSelector).toEqual({
+      matchLabels: { 'kfx.dev/shard': 'a' },
+      matchExpressions: [{ key: 'kfx.dev/canary', operator: 'DoesNotExist' }],
+    });
+    expect(
+      problems(
+        file(
+          'bad-selector.yaml',
+          `workers: 0
+profileSelector:
+  matchExpressions:
+    - { key: kfx.dev/canary, operator: Exists, values: ['true'] }
+    - { key: kfx.dev/shard, operator: Equals, values: [a] }
+`,
+        ),
+      ),
+    ).toEqual([
+      'workers: Too small: expected number to be >=1',
+      'profileSelector.matchExpressions[0].values: Exists takes no values',
+      'profileSelector.matchExpressions[1].operator: Invalid option: expected one of "In"|"NotIn"|"Exists"|"DoesNotExist"',
     ]);
   });
 

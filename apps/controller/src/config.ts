@@ -1,6 +1,7 @@
-// The kfx-controller config file: which reconcilers run and how (validated by
-// @kfx/profile-reconcilers), plus the controller's own knobs. Read and validated at start;
-// every problem is reported with its key, and the process stops before touching the cluster.
+// The kfx-controller config file: which reconcilers run and how, and on which Profiles (both
+// validated by @kfx/profile-reconcilers), plus the controller's own knobs. Read and validated at
+// start; every problem is reported with its key, and the process stops before touching the
+// cluster.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
@@ -8,7 +9,9 @@ import {
   DEFAULT_RECONCILERS,
   enableBuiltInReconcilers,
   NAMESPACE_PATTERN,
+  parseProfileSelector,
   type EnabledReconciler,
+  type ProfileSelector,
 } from '@kfx/profile-reconcilers';
 import { ConfigError, describeIssues, messageOf } from '@kfx/kube-runtime';
 import { parse } from 'yaml';
@@ -19,6 +22,8 @@ const seconds = (fallback: number) => z.number().int().positive().default(fallba
 const appSchema = z.strictObject({
   /** Reconciler name → its settings (validated by the reconciler). */
   reconcilers: z.unknown().optional(),
+  /** The Profiles this controller reconciles (validated by @kfx/profile-reconcilers). */
+  profileSelector: z.unknown().optional(),
   workers: z.number().int().min(1).max(64).default(8),
   resyncSeconds: seconds(600),
   fieldManager: z.string().min(1).max(128).default('kfx-controller'),
@@ -53,10 +58,12 @@ const appSchema = z.strictObject({
     .prefault({}),
 });
 
-type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers'>;
+type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers' | 'profileSelector'>;
 
 export interface ControllerConfig extends AppSettings {
   reconcilers: EnabledReconciler[];
+  /** Undefined: every Profile. */
+  profileSelector: ProfileSelector | undefined;
   /** Where the config came from, for the start-up log. */
   source: string;
 }
@@ -72,16 +79,23 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
     }
   }
   let reconcilers: EnabledReconciler[] = [];
-  const raw = (document as { reconcilers?: unknown } | null | undefined)?.reconcilers;
+  let profileSelector: ProfileSelector | undefined;
+  const raw = document as { reconcilers?: unknown; profileSelector?: unknown } | null | undefined;
   try {
-    reconcilers = enableBuiltInReconcilers(raw ?? DEFAULT_RECONCILERS, { baseDir });
+    reconcilers = enableBuiltInReconcilers(raw?.reconcilers ?? DEFAULT_RECONCILERS, { baseDir });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  try {
+    profileSelector = parseProfileSelector(raw?.profileSelector);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  // The validated reconcilers replace the raw `reconcilers` section.
-  return { ...parsed.data, reconcilers, source };
+  // The validated sections replace the raw ones.
+  return { ...parsed.data, reconcilers, profileSelector, source };
 }
 
 /** Reads a YAML config file; without a file, the documented defaults. */

@@ -66,6 +66,7 @@ export async function startController(options: RunOptions): Promise<RunningContr
       fieldManager: config.fieldManager,
       // No Profile may take the controller's own namespace.
       protectedNamespaces: [...config.protectedNamespaces, namespace],
+      profileSelector: config.profileSelector,
     },
   });
   const audit = config.proxyInjectionAudit.enabled

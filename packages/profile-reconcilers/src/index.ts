@@ -1,7 +1,7 @@
 // The public API of @kfx/profile-reconcilers: the controller, enabling the built-in reconcilers
 // from a config mapping, defining your own reconciler (and the types it is written against), the
-// namespace rules, and the names the controller writes on objects. The built-in reconcilers'
-// parts (label parsing, policy tables, the template engine) stay internal.
+// namespace rules, the Profile selector, and the names the controller writes on objects. The
+// built-in reconcilers' parts (label parsing, policy tables, the template engine) stay internal.
 export { DEFAULT_RECONCILERS, enableBuiltInReconcilers, type EnableOptions } from './built-in.js';
 export {
   createProfileController,
@@ -25,6 +25,7 @@ export {
   type ProfileCondition,
   type ProfileOwner,
 } from './profile.js';
+export { parseProfileSelector, type ProfileSelector } from './profile-selector.js';
 export {
   defineReconciler,
   EMPTY_VIEW,

@@ -57,24 +57,64 @@ export const rbacName = z
     message: 'expected an RBAC name (no "/" or "%", not "." or "..")',
   });
 
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** A label value: at most 63 characters, empty or alphanumeric at both ends. */
+export const labelValue = z
+  .string()
+  .max(63)
+  .regex(LABEL_VALUE, 'expected a label value (at most 63 letters, digits, "-", "_" or ".")');
+
 const selectorRequirement = z
   .strictObject({
     key: labelKey,
     operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-    values: z.array(z.string().max(63)).optional(),
+    values: z.array(labelValue).optional(),
   })
-  .refine(
-    (r) =>
-      r.operator === 'In' || r.operator === 'NotIn'
-        ? (r.values?.length ?? 0) > 0
-        : r.values === undefined || r.values.length === 0,
-    { message: 'In and NotIn need values; Exists and DoesNotExist take none' },
-  );
+  .superRefine(({ operator, values }, context) => {
+    const needsValues = operator === 'In' || operator === 'NotIn';
+    if (needsValues && (values?.length ?? 0) === 0) {
+      context.addIssue({ code: 'custom', path: ['values'], message: `${operator} needs values` });
+    }
+    if (!needsValues && (values?.length ?? 0) > 0) {
+      context.addIssue({
+        code: 'custom',
+        path: ['values'],
+        message: `${operator} takes no values`,
+      });
+    }
+  });
 
-/** A Kubernetes LabelSelector, e.g. the Pods a NetworkPolicy is about. `{}` selects all. */
+/** A Kubernetes LabelSelector (metav1.LabelSelector): every requirement must hold; `{}` selects all. */
 export const labelSelector = z.strictObject({
-  matchLabels: z.record(labelKey, z.string().max(63)).optional(),
+  matchLabels: z
+    .record(z.string(), labelValue)
+    // Checked here rather than as the record's key schema, whose message zod replaces.
+    .superRefine((labels, context) => {
+      for (const key of Object.keys(labels)) {
+        const checked = labelKey.safeParse(key);
+        if (!checked.success) {
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: checked.error.issues[0]?.message ?? 'expected a label key',
+          });
+        }
+      }
+    })
+    .optional(),
   matchExpressions: z.array(selectorRequirement).optional(),
 });
 
 export type LabelSelector = z.infer<typeof labelSelector>;
+
+/** The selector in the API's query syntax: `team=a,tier in (gold,silver),!legacy`. */
+export function selectorQuery(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    if (operator === 'Exists') parts.push(key);
+    else if (operator === 'DoesNotExist') parts.push(`!${key}`);
+    else parts.push(`${key} ${operator === 'In' ? 'in' : 'notin'} (${values.join(',')})`);
+  }
+  return parts.join(',');
+}

@@ -1,4 +1,5 @@
-// The profile controller: watches Profiles, namespaces, every kind the enabled reconcilers
+// The profile controller: watches Profiles (those its profileSelector selects, filtered by the
+// API server), namespaces, every kind the enabled reconcilers
 // make (kfx-labelled objects only, indexed by owner) and every kind they read, and reconciles a
 // Profile whenever any of them changes. The caches run on every replica (a hot standby is ready at once); only the
 // leader runs the work queue, so only the leader writes.
@@ -16,6 +17,11 @@ import {
 } from '@kfx/kube-runtime';
 import type { Registry } from 'prom-client';
 import type { Profile } from '../profile.js';
+import {
+  parseProfileSelector,
+  profileSelectorQuery,
+  type ProfileSelector,
+} from '../profile-selector.js';
 import type { EnabledReconciler } from '../reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { OwnedKinds, withoutManagedFields } from './owned-kinds.js';
@@ -41,6 +47,11 @@ export interface ProfileControllerConfig {
    * always protected. Add the controller's own namespace.
    */
   protectedNamespaces?: readonly string[] | undefined;
+  /**
+   * The Profiles this controller reconciles (matchLabels, matchExpressions); default every
+   * Profile. A Profile that stops matching is left alone, its objects kept.
+   */
+  profileSelector?: ProfileSelector | undefined;
 }
 
 export interface ProfileControllerOptions {
@@ -60,6 +71,7 @@ export class ProfileController {
   readonly #metrics: ControllerMetrics;
   readonly #echoes = new Echoes();
   readonly #guard: NamespaceGuard;
+  readonly #selectorQuery: string | undefined;
   #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
   #reads: ReadKinds | undefined;
@@ -70,6 +82,9 @@ export class ProfileController {
       throw new Error('createProfileController: config.reconcilers is empty; enable at least one');
     }
     this.#guard = new NamespaceGuard(options.config.protectedNamespaces);
+    this.#selectorQuery = profileSelectorQuery(
+      parseProfileSelector(options.config.profileSelector, 'config.profileSelector'),
+    );
     this.#options = options;
     this.#logger = (options.logger ?? options.client.logger).child({ controller: 'profiles' });
     this.#registry = options.registry ?? options.client.registry;
@@ -78,6 +93,9 @@ export class ProfileController {
     this.profiles = createInformer<Profile>(options.client, resources.profiles, {
       ...common,
       resyncMs: (options.config.resyncSeconds ?? 600) * 1000,
+      // The API server filters: a Profile that stops matching arrives as a delete, one that
+      // starts matching as an add, and the cache (which everything iterates) holds only these.
+      labelSelector: this.#selectorQuery,
       // Profiles are never applied, only read and status-patched.
       transform: withoutManagedFields,
     });
@@ -124,7 +142,11 @@ export class ProfileController {
     for (const informer of this.informers) informer.start();
     await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
     this.#logger.info(
-      { profiles: this.profiles.store.size, kinds: [...kinds.byKey.keys()] },
+      {
+        profiles: this.profiles.store.size,
+        profileSelector: this.#selectorQuery ?? '(every Profile)',
+        kinds: [...kinds.byKey.keys()],
+      },
       'caches synced',
     );
   }
@@ -173,7 +195,15 @@ export class ProfileController {
     const running = queue.run(async (name, context) => {
       const profile = this.profiles.store.get(name);
       if (!profile || profile.metadata?.deletionTimestamp) return;
-      await reconcileProfile(deps, profile, context.signal, context.logger);
+      try {
+        await reconcileProfile(deps, profile, context.signal, context.logger);
+      } finally {
+        // Deleted or deselected meanwhile: its state went with its delete event; keep it gone.
+        if (!this.profiles.store.get(name)) {
+          this.#metrics.setState(name, undefined);
+          status.forget(name);
+        }
+      }
     });
     // Status trails the objects: written when the queue has nothing left to apply.
     await status.run(signal, () => queue.length > 0);

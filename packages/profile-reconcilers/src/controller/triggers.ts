@@ -4,7 +4,8 @@
 // someone else, and any object its reconcilers read changing (read-kinds.ts): one in its own
 // namespace reconciles it, one in a fixed namespace (the Secrets to copy) every Profile. The
 // controller's own writes come back as watch events too; those are recognised (echoes.ts) and
-// skipped.
+// skipped. Only Profiles in the cache are enqueued: those the controller's profileSelector
+// selects.
 import {
   metadataSkeleton,
   ownerKeys,
@@ -71,8 +72,9 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
   });
 
   const owners = ownerKeys(resources.profiles);
+  // Only the Profiles in the cache: another controller's (outside the selector) are not ours.
   const ownedEvent = (object: KubeObject) => {
-    for (const name of owners(object)) sinks.enqueue(name);
+    for (const name of owners(object)) if (profiles.store.get(name)) sinks.enqueue(name);
   };
   for (const { informer, ref } of kinds.byKey.values()) {
     const mine = (object: KubeObject) =>

@@ -119,7 +119,7 @@ describe('mistakes', () => {
     ],
     [
       { podSelector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } },
-      /podSelector\.matchExpressions\[0\]: In and NotIn need values/,
+      /podSelector\.matchExpressions\[0\]\.values: In needs values/,
     ],
     [
       { podSelector: { matchExpressions: [{ key: 'tier', operator: 'Equals', values: ['a'] }] } },

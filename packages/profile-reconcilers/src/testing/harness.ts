@@ -8,15 +8,19 @@ import {
   type ResourceRef,
   getOrUndefined,
 } from '@kfx/kube-runtime';
-import type { ControlPlane } from '@kfx/testenv';
+import type { ControlPlane, SharedControlPlane } from '@kfx/testenv';
 import { profileNamespace, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { enableBuiltInReconcilers } from '../built-in.js';
 import { createProfileController, type ProfileController } from '../controller/controller.js';
 import type { Profile, ProfileCondition } from '../profile.js';
+import type { ProfileSelector } from '../profile-selector.js';
 
-export function testClient(env: ControlPlane): KubeClient {
+/** A plane of the file's own, or its share of the package's plane. */
+export type Plane = Pick<ControlPlane | SharedControlPlane, 'kubeConfig'>;
+
+export function testClient(env: Plane): KubeClient {
   return KubeClient.fromKubeConfig(env.kubeConfig, {
     registry: new Registry(),
     logger: pino({ level: process.env.KFX_TEST_LOG ?? 'silent' }),
@@ -31,12 +35,16 @@ export interface Running {
 
 /** Starts a controller that leads at once (no election). */
 export async function runController(
-  env: ControlPlane,
+  env: Plane,
   reconcilers: Record<string, unknown>,
   options: {
     resyncSeconds?: number;
     baseDir?: string;
     protectedNamespaces?: string[];
+    /** The Profiles it reconciles (default: every Profile). */
+    profileSelector?: ProfileSelector;
+    /** Field manager and Event source (default `kfx-controller`). */
+    fieldManager?: string;
     /** Where the controller logs (default: the client's, silent). */
     logger?: Logger;
   } = {},
@@ -49,6 +57,8 @@ export async function runController(
       reconcilers: enableBuiltInReconcilers(reconcilers, { baseDir: options.baseDir }),
       resyncSeconds: options.resyncSeconds,
       protectedNamespaces: options.protectedNamespaces,
+      profileSelector: options.profileSelector,
+      fieldManager: options.fieldManager,
     },
   });
   await controller.start();
@@ -148,6 +158,7 @@ export interface EventJson extends KubeObject {
   message?: string;
   count?: number;
   involvedObject?: { kind?: string; name?: string };
+  source?: { component?: string };
 }
 
 /** Events about a (cluster-scoped) Profile, which live in `default`. */
@@ -230,4 +241,23 @@ export async function allowed(
     spec: { user, resourceAttributes: { verb, resource, namespace } },
   });
   return review.status?.allowed === true;
+}
+
+/**
+ * A file's Profiles on the package's shared plane: names made from the file's namespace (unique
+ * per run), the file's labels for them, and the selector that keeps the file's controllers to
+ * them, so that files never reconcile each other's Profiles.
+ */
+export interface FileProfiles {
+  name(suffix: string): string;
+  labels: Record<string, string>;
+  selector: ProfileSelector;
+}
+
+export function fileProfiles(env: SharedControlPlane): FileProfiles {
+  return {
+    name: (suffix) => `${env.namespace}-${suffix}`,
+    labels: { ...env.namespaceLabels },
+    selector: { matchLabels: { ...env.namespaceLabels } },
+  };
 }
