@@ -1,13 +1,16 @@
 // Benchmark: the built kfx-webhook (proxy injector, the chart's heap flags, its log lines read
 // and dropped) against a Go peer webhook doing the same proxy injection and the transport floor
 // (a no-op Node.js TLS server), driven by h2load, side by side in one run: the table of the
-// issue that set the targets. The harness, the peer and the floor are admission-core's
-// (packages/admission-core/bench). Run with `pnpm run bench:compare` (builds the bundle first);
-// asserts nothing.
-import { compare } from '../../../packages/admission-core/bench/compare.ts';
-import { ensureH2load } from '../../../packages/admission-core/bench/h2load.ts';
-import { ensurePeer } from '../../../packages/admission-core/bench/peer.ts';
-import { startProcess, startServer } from '../../../packages/admission-core/bench/servers.ts';
+// issue that set the targets. The harness, the peer and the floor are @kfx/testenv/bench's, the
+// same as admission-core's comparison. Run with `pnpm run bench:compare` (builds the bundle
+// first); asserts nothing.
+import {
+  compareWithH2load,
+  ensureH2load,
+  ensurePeer,
+  startFloorServer,
+  startProcess,
+} from '@kfx/testenv/bench';
 import { CHART_LIMIT_MIB, heapFlags } from './heap-flags.ts';
 import { benchSetup, MAIN } from './setup.ts';
 
@@ -18,7 +21,7 @@ const setup = benchSetup();
 const { tls, config } = setup;
 const flags = heapFlags(CHART_LIMIT_MIB);
 try {
-  await compare({
+  await compareWithH2load({
     describe:
       `kfx-webhook (dist/main.js, proxy injector, ${flags.join(' ')} as the chart sets for a ` +
       `${CHART_LIMIT_MIB}Mi limit, one log line per review) against a Go peer (standard library, ` +
@@ -44,8 +47,7 @@ try {
     floor: {
       name: 'no-op floor',
       path: '/',
-      start: () =>
-        startServer('floor-server.ts', { CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile }),
+      start: () => startFloorServer({ CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile }),
     },
   });
 } finally {

@@ -2,11 +2,11 @@
 // a notebook Pod every request sends, and a configuration with the proxy injector, in a
 // temporary folder.
 import { createCertificateAuthority } from '@kfx/dev-certs';
+import { notebookPod } from '@kfx/testenv/bench';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { notebookPod } from '../../../packages/admission-core/src/testing/notebook-pod.ts';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -8,11 +8,9 @@
 // BENCH_ENV adds environment variables to the webhook (e.g. BENCH_ENV=MALLOC_ARENA_MAX=2), and
 // BENCH_NODE_ARGS Node.js flags after the chart's (e.g. BENCH_NODE_ARGS=--max-semi-space-size=2).
 // Run with `pnpm run bench:soak` (builds the bundle first); asserts nothing.
+import { ensureH2load, h2load, startProcess } from '@kfx/testenv/bench';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { h2load } from '../../../packages/admission-core/bench/h2load.ts';
-import { ensureH2load } from '../../../packages/admission-core/bench/h2load.ts';
-import { startProcess } from '../../../packages/admission-core/bench/servers.ts';
 import { CHART_LIMIT_MIB, heapFlags } from './heap-flags.ts';
 import { benchSetup, MAIN } from './setup.ts';
 

@@ -5,14 +5,18 @@
 // first); prints the table and the ratios, asserts nothing. apps/webhook has the same comparison
 // with the built kfx-webhook.
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import {
+  compareWithH2load,
+  ensureH2load,
+  ensurePeer,
+  notebookPod,
+  startFloorServer,
+  startProcess,
+  startServer,
+} from '@kfx/testenv/bench';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { notebookPod } from '../src/testing/notebook-pod.ts';
-import { compare } from './compare.ts';
-import { ensureH2load } from './h2load.ts';
-import { ensurePeer } from './peer.ts';
-import { startProcess, startServer } from './servers.ts';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 ensureH2load(log);
@@ -29,11 +33,11 @@ try {
     CERT_FILE: tls.certFile,
     KEY_FILE: tls.keyFile,
   });
-  await compare({
+  await compareWithH2load({
     describe:
       'admission-core (the proxy handler of bench/proxy-webhook.ts, one log line per review to ' +
-      '/dev/null) against a Go peer (bench/peer: standard library, same injection, a log line per ' +
-      'review) and the transport floor (bench/floor-server.ts).',
+      "/dev/null) against a Go peer (@kfx/testenv/bench's: standard library, same injection, a " +
+      'log line per review) and the transport floor (a no-op Node.js TLS server).',
     tls: { certFile: certs.certFile, keyFile: certs.keyFile, caCert: certs.caCert },
     bodyFile,
     peer: {
@@ -45,12 +49,12 @@ try {
     kfx: {
       name: 'kfx',
       path: '/mutate/proxy',
-      start: (tls) => startServer('kfx-server.ts', files(tls)),
+      start: (tls) => startServer(new URL('kfx-server.ts', import.meta.url), files(tls)),
     },
     floor: {
       name: 'no-op floor',
       path: '/',
-      start: (tls) => startServer('floor-server.ts', files(tls)),
+      start: (tls) => startFloorServer(files(tls)),
     },
   });
 } finally {

@@ -2,9 +2,10 @@
 // with the admission server registered as a mutating webhook, against no webhook at all, against
 // a hand-written webhook that answers the same patch without computing it (so the apiserver does
 // the same work: the no-op webhook), and against the Go peer of the comparison benchmark
-// (bench/peer, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
+// (@kfx/testenv/bench's, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
 // first). Prints figures; asserts nothing.
 import { applyManifests, startControlPlane } from '@kfx/testenv';
+import { ensurePeer, notebookPod, percentile, startProcess, startServer } from '@kfx/testenv/bench';
 import {
   admissionReviewFor,
   renderWebhookConfiguration,
@@ -14,11 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request, type RequestOptions } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { notebookPod } from '../src/testing/notebook-pod.ts';
-import { percentile } from './load.ts';
-import { ensurePeer } from './peer.ts';
 import { proxyWebhook } from './proxy-webhook.ts';
-import { startProcess, startServer } from './servers.ts';
 
 const PODS = Number(process.env.BENCH_PODS ?? 400);
 const CONCURRENCY = 16;
@@ -28,7 +25,7 @@ const env = await startControlPlane();
 const dir = await mkdtemp(join(tmpdir(), 'kfx-bench-e2e-'));
 const certs = await writeDevCertificates(dir, { ipAddresses: ['127.0.0.1'] });
 const serverEnv = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
-const webhookServer = await startServer('kfx-server.ts', serverEnv);
+const webhookServer = await startServer(new URL('kfx-server.ts', import.meta.url), serverEnv);
 const peerServer = await startProcess(
   ensurePeer((line) => {
     console.log(line);
@@ -177,7 +174,10 @@ function kfxPatch(): Promise<string> {
   });
 }
 
-const echoServer = await startServer('echo-server.ts', { ...serverEnv, PATCH: await kfxPatch() });
+const echoServer = await startServer(new URL('echo-server.ts', import.meta.url), {
+  ...serverEnv,
+  PATCH: await kfxPatch(),
+});
 
 const podCreate = [
   { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
@@ -242,7 +242,7 @@ try {
     without: 'none',
     echo: 'hand-written, same patch',
     kfx: 'kfx admission (patch)',
-    peer: 'Go peer (bench/peer)',
+    peer: 'Go peer',
   };
   for (const mode of modes) {
     const r = results.get(mode);

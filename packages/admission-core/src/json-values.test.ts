@@ -1,6 +1,6 @@
+import { notebookPod } from '@kfx/testenv/bench';
 import { describe, expect, it } from 'vitest';
 import { cloneJson, sameJson } from './json-values.js';
-import { notebookPod } from './testing/notebook-pod.js';
 
 describe('cloneJson', () => {
   it('copies deeply: changing the copy leaves the original alone', () => {

@@ -1,8 +1,8 @@
+import { notebookPod } from '@kfx/testenv/bench';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from './bad-request.js';
 import { parseAdmissionReview } from './parse-review.js';
 import { admissionReviewFor } from './review-builder.js';
-import { notebookPod } from './testing/notebook-pod.js';
 
 function withRequest(patch: Record<string, unknown>): string {
   const review = admissionReviewFor({ object: notebookPod() });

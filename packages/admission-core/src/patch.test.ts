@@ -1,8 +1,8 @@
+import { notebookPod } from '@kfx/testenv/bench';
 import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { buildPatch, encodePatch, InvalidPatchError } from './patch.js';
-import { notebookPod } from './testing/notebook-pod.js';
 
 function apply(original: object, operations: ReturnType<typeof buildPatch>): unknown {
   return jsonPatch.applyPatch(structuredClone(original), operations, true, false).newDocument;

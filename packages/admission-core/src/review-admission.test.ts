@@ -1,9 +1,9 @@
+import { notebookPod } from '@kfx/testenv/bench';
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Plain } from './plain-json.js';
 import { reviewAdmission } from './review-admission.js';
 import { admissionReviewFor, type ReviewFor } from './review-builder.js';
-import { notebookPod } from './testing/notebook-pod.js';
 import {
   defineMutatingWebhook,
   defineValidatingWebhook,

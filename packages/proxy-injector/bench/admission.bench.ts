@@ -1,23 +1,25 @@
 // Benchmark: the proxy injector behind admission-core against the transport floor (TLS + HTTP,
-// fixed answer, no admission work), a no-op webhook and admission-core's reference proxy handler,
+// fixed answer, no admission work), a no-op webhook and the reference proxy handler of the kit,
 // side by side in one run, over HTTP/1.1 and HTTP/2 with keep-alive, on the 3-container notebook
-// Pod that admission-core measures with. Prints figures and ratios; asserts nothing.
-// `pnpm run bench`.
+// Pod that admission-core measures with (all from @kfx/testenv/bench). Prints figures and ratios;
+// asserts nothing. `pnpm run bench`; BENCH_SLICE_SECONDS (2), BENCH_ROUNDS (5) and BENCH_SECONDS
+// (5, the fixed-rate run) make it shorter or longer.
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import {
+  notebookPod,
+  percentile,
+  roundRatio,
+  SIDE_BY_SIDE_HEADER,
+  sideBySide,
+  startFloorServer,
+  startServer,
+  type Contender,
+  type Protocol,
+} from '@kfx/testenv/bench';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../../admission-core/bench/servers.ts';
-import { notebookPod } from '../../admission-core/src/testing/notebook-pod.ts';
-import {
-  compare,
-  HEADER,
-  percentile,
-  roundRatio,
-  type Contender,
-  type Protocol,
-} from './compare.ts';
 
 const options = {
   slice: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
@@ -27,33 +29,33 @@ const options = {
   rate: 1000,
 };
 const PATH = '/mutate/proxy-injector';
-const own = (name: string) => new URL(name, import.meta.url).href;
+const server = new URL('webhook-server.ts', import.meta.url);
 
 const dir = await mkdtemp(join(tmpdir(), 'kfx-proxy-injector-bench-'));
 const certs = await writeDevCertificates(dir);
 const body = JSON.stringify(admissionReviewFor({ object: notebookPod(), uid: 'bench' }));
 const env = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
 const contenders: Contender[] = [
-  { name: 'floor (no-op)', path: '/', running: await startServer('floor-server.ts', env) },
+  { name: 'floor (no-op)', path: '/', running: await startFloorServer(env) },
   {
     name: 'no-op webhook',
     path: PATH,
-    running: await startServer(own('webhook-server.ts'), { ...env, WEBHOOK: 'noop' }),
+    running: await startServer(server, { ...env, WEBHOOK: 'noop' }),
   },
-  // admission-core's reference handler: both cases of three variables appended to every container.
+  // The kit's reference handler: both cases of three variables appended to every container.
   {
     name: 'reference proxy',
-    path: '/mutate/proxy',
-    running: await startServer('kfx-server.ts', env),
+    path: PATH,
+    running: await startServer(server, { ...env, WEBHOOK: 'reference' }),
   },
-  { name: 'proxy-injector', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
+  { name: 'proxy-injector', path: PATH, running: await startServer(server, env) },
   // BENCH_BASELINE: another build of the injector (e.g. a copy of an earlier dist/index.js).
   ...(process.env.BENCH_BASELINE
     ? [
         {
           name: '  baseline build',
           path: PATH,
-          running: await startServer(own('webhook-server.ts'), {
+          running: await startServer(server, {
             ...env,
             INJECTOR_MODULE: new URL(process.env.BENCH_BASELINE, `file://${process.cwd()}/`).href,
           }),
@@ -63,7 +65,7 @@ const contenders: Contender[] = [
   {
     name: '  + Java, Node',
     path: PATH,
-    running: await startServer(own('webhook-server.ts'), { ...env, EXTRAS: '1' }),
+    running: await startServer(server, { ...env, EXTRAS: '1' }),
   },
 ];
 
@@ -94,10 +96,10 @@ try {
       `requests, ${options.rounds} rounds of ${options.slice} s per server and protocol ` +
       `(interleaved), then ${options.rate} req/s for ${options.seconds} s. Node ${process.version}.`,
   );
-  console.log(HEADER);
+  console.log(SIDE_BY_SIDE_HEADER);
   const summary: string[] = [];
   for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
-    const results = await compare(contenders, protocol, {
+    const results = await sideBySide(contenders, protocol, {
       ...options,
       body,
       ca: certs.caCert,

@@ -1,20 +1,22 @@
 // Benchmark: the PVC rewriter behind admission-core against the transport floor and a no-op
 // webhook, side by side in one run, over HTTP/1.1 and HTTP/2, on a ReadWriteMany claim as a
-// StatefulSet makes it (the apiserver's defaults filled in). Reuses admission-core's load
-// generator and launcher and proxy-injector's comparison. Asserts nothing. `pnpm run bench`.
+// StatefulSet makes it (the apiserver's defaults filled in), with the kit of @kfx/testenv/bench.
+// Asserts nothing. `pnpm run bench`; BENCH_SLICE_SECONDS (2), BENCH_ROUNDS (5) and BENCH_SECONDS
+// (5, the fixed-rate run) make it shorter or longer.
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import {
+  percentile,
+  roundRatio,
+  SIDE_BY_SIDE_HEADER,
+  sideBySide,
+  startFloorServer,
+  startServer,
+  type Contender,
+  type Protocol,
+} from '@kfx/testenv/bench';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../../admission-core/bench/servers.ts';
-import {
-  compare,
-  HEADER,
-  percentile,
-  roundRatio,
-  type Contender,
-  type Protocol,
-} from '../../proxy-injector/bench/compare.ts';
 
 const options = {
   slice: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
@@ -24,7 +26,7 @@ const options = {
   rate: 1000,
 };
 const PATH = '/mutate/pvc-rewriter';
-const own = (name: string) => new URL(name, import.meta.url).href;
+const server = new URL('webhook-server.ts', import.meta.url);
 
 const claim = {
   apiVersion: 'v1',
@@ -51,13 +53,13 @@ const body = JSON.stringify(
 );
 const env = { CERT_FILE: certs.certFile, KEY_FILE: certs.keyFile };
 const contenders: Contender[] = [
-  { name: 'floor (no-op)', path: '/', running: await startServer('floor-server.ts', env) },
+  { name: 'floor (no-op)', path: '/', running: await startFloorServer(env) },
   {
     name: 'no-op webhook',
     path: PATH,
-    running: await startServer(own('webhook-server.ts'), { ...env, WEBHOOK: 'noop' }),
+    running: await startServer(server, { ...env, WEBHOOK: 'noop' }),
   },
-  { name: 'pvc-rewriter', path: PATH, running: await startServer(own('webhook-server.ts'), env) },
+  { name: 'pvc-rewriter', path: PATH, running: await startServer(server, env) },
 ];
 
 try {
@@ -67,10 +69,10 @@ try {
       `of ${options.slice} s per server and protocol (interleaved), then ${options.rate} req/s for ` +
       `${options.seconds} s. Node ${process.version}.`,
   );
-  console.log(HEADER);
+  console.log(SIDE_BY_SIDE_HEADER);
   const summary: string[] = [];
   for (const protocol of ['HTTP/1.1', 'HTTP/2'] as Protocol[]) {
-    const [floor, noop, rewriter] = await compare(contenders, protocol, {
+    const [floor, noop, rewriter] = await sideBySide(contenders, protocol, {
       ...options,
       body,
       ca: certs.caCert,

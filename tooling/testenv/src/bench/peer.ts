@@ -1,5 +1,6 @@
-// The Go peer of the comparison benchmarks, built from bench/peer (standard library only) with the
-// machine's Go into a cache folder keyed by the hash of its sources, so that later runs reuse it.
+// The Go peer of the comparison benchmarks, built from src/bench/peer (standard library only) with
+// the machine's Go into a cache folder keyed by the hash of its sources (not their location), so
+// that later runs, and every package's benchmark, reuse it.
 // Kubeflow's PodDefault webhook (kubeflow/dashboard components/poddefaults-webhooks) would be the
 // natural peer, but the Go module proxy does not serve that module; this one does the same proxy
 // injection the way a small Go webhook would.
@@ -10,7 +11,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const moduleDir = fileURLToPath(new URL('peer/', import.meta.url));
+// src/bench/ and dist/bench/ are as deep in the package: the same climb finds the Go sources from
+// this file and from the build of it.
+const moduleDir = fileURLToPath(new URL('../../src/bench/peer/', import.meta.url));
 /** What decides the binary: the module file (a go.sum appears with a first dependency) and code. */
 const SOURCES = ['go.mod', 'main.go'];
 

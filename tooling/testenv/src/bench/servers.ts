@@ -2,7 +2,7 @@
 // share an event loop with it), reads the port it prints, and reads its CPU time and memory from
 // /proc.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Running {
@@ -114,7 +114,21 @@ export function startProcess(
   });
 }
 
-/** A benchmark server of this folder, run by this Node.js with `env`. */
-export function startServer(file: string, env: Record<string, string>): Promise<Running> {
-  return startProcess(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], { env });
+/**
+ * A benchmark server written in TypeScript (a module that prints its port as JSON, e.g. through
+ * serveForBench), run by this Node.js with `env` added: `file` is its URL, usually
+ * `new URL('webhook-server.ts', import.meta.url)`.
+ */
+export function startServer(file: URL | string, env: Record<string, string>): Promise<Running> {
+  return startProcess(process.execPath, [fileURLToPath(file)], { env });
+}
+
+/**
+ * The transport floor (floor-server.ts): Node's TLS + HTTP/2 server answering a fixed review, what
+ * any webhook on Node pays before doing any work. `env` gives CERT_FILE and KEY_FILE.
+ */
+export function startFloorServer(env: Record<string, string>): Promise<Running> {
+  // Built next to this file as floor-server.js, or its source when run from source.
+  const built = new URL('floor-server.js', import.meta.url);
+  return startServer(existsSync(built) ? built : new URL('floor-server.ts', import.meta.url), env);
 }

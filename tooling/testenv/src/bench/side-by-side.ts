@@ -1,15 +1,9 @@
 // Side-by-side measurement of benchmark servers on one AdmissionReview body: closed-loop
 // throughput in short slices, every server in turn, over several rounds (so that a noisy moment on
 // a shared machine hits all of them alike), with the server's CPU per request; then latency at a
-// fixed rate. Built on admission-core's load generator; shared by the kfx plugin benchmarks.
-import {
-  closedLoop,
-  openLoop,
-  percentile,
-  type Protocol,
-  type Result,
-} from '../../admission-core/bench/load.ts';
-import type { Running } from '../../admission-core/bench/servers.ts';
+// fixed rate. Built on the load generator of load.ts.
+import { closedLoop, openLoop, percentile, type Protocol, type Result } from './load.js';
+import type { Running } from './servers.js';
 
 export interface Contender {
   name: string;
@@ -26,7 +20,7 @@ export interface Measured {
   cpuUsPerRequest: number;
 }
 
-export interface CompareOptions {
+export interface SideBySideOptions {
   body: string;
   ca: string;
   /** Closed-loop seconds per server per round. */
@@ -38,7 +32,7 @@ export interface CompareOptions {
   rate: number;
 }
 
-export const rps = (r: Result) => r.requests / r.seconds;
+const rps = (r: Result) => r.requests / r.seconds;
 
 /** The median, over rounds, of a's throughput divided by b's in the same round. */
 export function roundRatio(a: Measured, b: Measured): number {
@@ -53,14 +47,15 @@ export function roundRatio(a: Measured, b: Measured): number {
 const empty = (): Result => ({ requests: 0, errors: 0, seconds: 0, latenciesMs: [] });
 const ms = (r: Result, p: number) => percentile(r.latenciesMs, p).toFixed(2).padStart(7);
 
-export const HEADER =
+/** The header of the rows sideBySide prints. */
+export const SIDE_BY_SIDE_HEADER =
   'protocol  server            req/s  p50 ms  p99 ms  CPU µs/req | at rate: p50 ms  p99 ms  errors';
 
 /** Measures every contender on one protocol, printing a row each; returns the measurements. */
-export async function compare(
+export async function sideBySide(
   contenders: readonly Contender[],
   protocol: Protocol,
-  options: CompareOptions,
+  options: SideBySideOptions,
 ): Promise<Measured[]> {
   const { body, ca, concurrency } = options;
   const runs = contenders.map((c) => ({
@@ -97,5 +92,3 @@ export async function compare(
   }
   return results;
 }
-
-export { percentile, type Protocol };

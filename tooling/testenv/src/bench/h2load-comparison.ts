@@ -1,5 +1,5 @@
-// The comparison of a kfx webhook with a Go peer and the transport floor, side by side in one
-// run, driven by h2load: throughput at saturation over HTTP/2 and HTTP/1.1 (rounds alternate
+// The comparison of a kfx webhook with a Go peer (peer.ts) and the transport floor, side by side
+// in one run, driven by h2load: throughput at saturation over HTTP/2 and HTTP/1.1 (rounds alternate
 // between the servers, so that a busy moment of the machine hits all of them), the server's CPU
 // time per review, the latency at a fixed 100 requests/s, and each server's peak RSS. Prints
 // the table and the ratios against the targets; asserts nothing.
@@ -7,28 +7,29 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { loadavg } from 'node:os';
-import { h2load, percentile, type H2loadResult, type Protocol } from './h2load.ts';
-import type { Running } from './servers.ts';
+import { h2load, type H2loadResult } from './h2load.js';
+import { percentile, type Protocol } from './load.js';
+import type { Running } from './servers.js';
 
-export interface Tls {
+export interface BenchTls {
   certFile: string;
   keyFile: string;
   caCert: string;
 }
 
-export interface Contender {
+export interface H2loadContender {
   /** Column header. */
   name: string;
   /** The path reviews are posted to. */
   path: string;
-  start(tls: Tls): Promise<Running>;
+  start(tls: BenchTls): Promise<Running>;
 }
 
-export interface ComparisonOptions {
-  peer: Contender;
-  kfx: Contender;
-  floor: Contender;
-  tls: Tls;
+export interface H2loadComparisonOptions {
+  peer: H2loadContender;
+  kfx: H2loadContender;
+  floor: H2loadContender;
+  tls: BenchTls;
   /** File holding the AdmissionReview every request sends. */
   bodyFile: string;
   /** One line saying what is compared (printed first). */
@@ -99,7 +100,11 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ');
 
-export async function compare(options: ComparisonOptions): Promise<void> {
+/**
+ * Runs the comparison and prints it. BENCH_SECONDS, BENCH_ROUNDS, BENCH_LATENCY_SECONDS,
+ * BENCH_H2_CLIENTS, BENCH_H2_STREAMS and BENCH_H1_CLIENTS change the defaults.
+ */
+export async function compareWithH2load(options: H2loadComparisonOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const seconds = options.seconds ?? env('BENCH_SECONDS', 10);
   const rounds = options.rounds ?? env('BENCH_ROUNDS', 2);

@@ -1,8 +1,19 @@
 // A realistic Pod for tests and benchmarks: a Kubeflow notebook with an Istio sidecar and a
 // log shipper, three containers, about 6 KiB of JSON as the apiserver sends it on CREATE.
-// Only type imports (erased), so that the benchmarks can load it with Node's type stripping.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Plain } from '../plain-json.js';
+
+/**
+ * A model of @kubernetes/client-node as JSON carries it (timestamps as strings, not Date): the
+ * same shape as admission-core's Plain<T>, which testenv cannot import (admission-core depends on
+ * testenv for its tests).
+ */
+type Json<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Json<U>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
 
 function container(name: string, image: string, extraEnv: number) {
   return {
@@ -48,7 +59,7 @@ function container(name: string, image: string, extraEnv: number) {
 }
 
 /** A fresh copy each call: tests and handlers may change it. */
-export function notebookPod(name = 'notebook-0', namespace = 'team-a'): Plain<V1Pod> {
+export function notebookPod(name = 'notebook-0', namespace = 'team-a'): Json<V1Pod> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -5,7 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile } from './load.ts';
+import type { Protocol } from './load.js';
 
 function installed(): boolean {
   try {
@@ -48,8 +48,6 @@ export function ensureH2load(log: (line: string) => void): void {
   }
   if (!installed()) throw new Error('apt-get installed nghttp2-client, but h2load does not run');
 }
-
-export type Protocol = 'HTTP/2' | 'HTTP/1.1';
 
 export interface H2loadRun {
   url: string;
@@ -128,5 +126,3 @@ export async function h2load(run: H2loadRun): Promise<H2loadResult> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-export { percentile };
