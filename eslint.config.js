@@ -38,16 +38,6 @@ export default defineConfig(
     },
   },
   {
-    // The admission benchmarks still share admission-core's bench kit (load generator, server
-    // launcher, h2load, the Go peer) by path, until that kit moves into @kfx/testenv.
-    files: [
-      'packages/proxy-injector/bench/*.ts',
-      'packages/pvc-rewriter/bench/*.ts',
-      'apps/webhook/bench/*.ts',
-    ],
-    rules: { 'no-restricted-imports': 'off' },
-  },
-  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
