@@ -2,7 +2,8 @@
 // functions of @kfx/kube-api-exposer. Each flag's `name` is the key commander gives its value
 // and, except where `toLibraryOptions` converts it (`--listen ADDR:PORT` → host and port), the
 // option of the library function it is passed to; `flagOf` goes back from an option to its
-// flag, so the library's validation errors are shown with the flags the user typed.
+// flag, so what the library says about its options (validation errors, files it cannot read,
+// an address it cannot listen on, hints in check's report) is shown with the flags the user typed.
 import { isIP } from 'node:net';
 import { DEFAULT_ALLOWED_PREFIXES } from '@kfx/kube-api-exposer';
 
@@ -521,12 +522,18 @@ const CONVERTED: Record<string, Record<string, string>> = {
   serve: { host: 'listen', port: 'listen', metrics: 'metricsListen' },
 };
 
-/** The flag that sets a library option (`metrics.port` → `--metrics-listen`). */
-export function flagOf(command: CommandSpec, option: string): string {
+/**
+ * The flag that sets a library option (`metrics.port` → `--metrics-listen`): the command's own,
+ * else the flag of that option in another command (check's report may say to render the manifests
+ * with `externalAddress`); undefined when no flag sets it.
+ */
+export function flagOf(command: CommandSpec, option: string): string | undefined {
   const top = option.split(/[.[]/)[0] ?? option;
   const key = CONVERTED[command.name]?.[top] ?? top;
-  const spec = command.options.find((o) => o.name === key);
-  return spec ? flagName(spec) : option;
+  const spec =
+    command.options.find((o) => o.name === key) ??
+    EXPOSE_API_COMMANDS.flatMap((c) => c.options).find((o) => o.name === top);
+  return spec ? flagName(spec) : undefined;
 }
 
 export interface ListenAddress {

@@ -1,9 +1,14 @@
 // `kfx expose-api` in-process: the flags the CLI declares reach the library's typed options, and
 // what the library refuses by option name is shown by flag, as the user typed it.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority } from '@kfx/dev-certs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { throwInsteadOfExiting } from '../cli-exit.js';
 import { exposeApiCommand, runExposeApi } from './expose-api.js';
-import { EXPOSE_API_COMMANDS, parseListen, type CommandSpec } from './expose-api-flags.js';
+import { EXPOSE_API_COMMANDS, flagOf, parseListen, type CommandSpec } from './expose-api-flags.js';
 
 async function refusal(...args: string[]): Promise<{ message: string; exitCode?: number }> {
   const group = exposeApiCommand();
@@ -108,5 +113,96 @@ describe('kfx expose-api flags', () => {
       }
     }
     expect(commandNamed('serve').options.map((o) => o.name)).toContain('metricsListen');
+  });
+});
+
+describe('kfx expose-api names by flag what the library could not use', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-expose-api-'));
+  const ca = createCertificateAuthority();
+  const serving = ca.issue({ commonName: 'kfx-expose-api', ipAddresses: ['127.0.0.1'] });
+  const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
+  writeFileSync(files.ca, ca.cert);
+  writeFileSync(files.cert, serving.cert);
+  writeFileSync(files.key, serving.key);
+  const taken = createServer();
+  const takenPort = new Promise<number>((resolve) => {
+    taken.listen(0, '127.0.0.1', () => {
+      resolve((taken.address() as { port: number }).port);
+    });
+  });
+  afterAll(() => {
+    taken.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const serveArgs = (...more: string[]) => [
+    'serve',
+    '--tls-cert',
+    files.cert,
+    '--tls-key',
+    files.key,
+    '--upstream',
+    'https://127.0.0.1:6443',
+    '--metrics-listen',
+    'none',
+    '--log-level',
+    'error',
+    ...more,
+  ];
+
+  it('says --upstream-ca for a CA file that does not exist', async () => {
+    const missing = join(dir, 'missing.crt');
+    const error = await refusal(...serveArgs('--listen', '127.0.0.1:0', '--upstream-ca', missing));
+    expect(error.message).toBe(
+      `kfx expose-api serve: --upstream-ca: the CA file ${missing} does not exist`,
+    );
+    expect(error.exitCode).toBe(2);
+  });
+
+  it('says --listen (and --metrics-listen) for an address it cannot listen on', async () => {
+    const port = await takenPort;
+    const https = await refusal(
+      ...serveArgs('--listen', `127.0.0.1:${port}`, '--upstream-ca', files.ca),
+    );
+    expect(https.message).toMatch(
+      new RegExp(
+        `^kfx expose-api serve: --listen: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`,
+      ),
+    );
+    expect(https.exitCode).toBe(2);
+    const metrics = await refusal(
+      ...serveArgs('--listen', '127.0.0.1:0', '--upstream-ca', files.ca),
+      '--metrics-listen',
+      `127.0.0.1:${port}`,
+    );
+    expect(metrics.message).toMatch(
+      /^kfx expose-api serve: --metrics-listen: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/,
+    );
+  });
+
+  it('says --ca-file for a CA file check cannot read, and --output for a file it cannot write', async () => {
+    const missing = join(dir, 'nowhere', 'ca.crt');
+    const check = await refusal('check', '--server', 'https://127.0.0.1:1', '--ca-file', missing);
+    expect(check.message).toMatch(
+      new RegExp(`^kfx expose-api check: --ca-file: ${missing} cannot be read: .*ENOENT`),
+    );
+    const output = join(files.ca, 'manifests.yaml');
+    const manifests = await refusal(
+      'manifests',
+      '--external-address',
+      '203.0.113.10',
+      '--output',
+      output,
+    );
+    expect(manifests.message).toMatch(
+      new RegExp(`^kfx expose-api manifests: --output: cannot write ${output}: `),
+    );
+  });
+
+  it("finds the flag of an option another command takes, for check's hints", () => {
+    expect(flagOf(commandNamed('check'), 'externalAddress')).toBe('--external-address');
+    expect(flagOf(commandNamed('check'), 'caSecret')).toBe('--ca-secret');
+    expect(flagOf(commandNamed('check'), 'caFile')).toBe('--ca-file');
+    expect(flagOf(commandNamed('serve'), 'metrics.port')).toBe('--metrics-listen');
+    expect(flagOf(commandNamed('serve'), 'nonsense')).toBeUndefined();
   });
 });

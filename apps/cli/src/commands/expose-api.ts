@@ -1,6 +1,7 @@
 // `kfx expose-api`: the flags of expose-api-flags.ts over the typed functions of
-// @kfx/kube-api-exposer. The library names a bad value by its option (`port`); the user is told
-// the flag (`--listen`), and every problem is exit code 2 (1 is kept for a check that failed).
+// @kfx/kube-api-exposer. The library names a value it refuses or cannot use by its option
+// (`port`), and other options in its texts in backquotes; the user is told the flag (`--listen`),
+// through `flagOf`, and every problem is exit code 2 (1 is kept for a check that failed).
 import {
   check,
   mintKubeconfig,
@@ -82,7 +83,8 @@ async function runSubcommand(
   command: CommandSpec,
   options: Record<string, unknown>,
 ): Promise<Outcome> {
-  const nameOf = (option: string) => flagOf(command, option);
+  const inText = (text: string) =>
+    renameOptions(text, (option) => flagOf(command, option) ?? `\`${option}\``);
   switch (command.name) {
     case 'serve': {
       const running = await serve({
@@ -102,7 +104,7 @@ async function runSubcommand(
       const result = await mintKubeconfig(options as MintKubeconfigOptions);
       const { token } = result;
       const notes = [
-        ...result.warnings.map((warning) => `warning: ${renameOptions(warning, nameOf)}`),
+        ...result.warnings.map((warning) => `warning: ${inText(warning)}`),
         `token valid until ${token.expirationTimestamp}${token.boundTo === undefined ? '' : `, bound to Pod ${token.boundTo}`}`,
         ...(result.written === undefined ? [] : [`wrote ${result.written}`]),
       ];
@@ -117,7 +119,7 @@ async function runSubcommand(
     }
     default: {
       const result = await check(options);
-      return { stdout: result.text, stderr: '', failed: !result.ok };
+      return { stdout: inText(result.text), stderr: '', failed: !result.ok };
     }
   }
 }
@@ -134,7 +136,7 @@ export async function runExposeApi(
     return await runSubcommand(command, options);
   } catch (error) {
     if (!(error instanceof OptionsError)) throw error;
-    const described = error.describe((option) => flagOf(command, option));
+    const described = error.describe((option) => flagOf(command, option) ?? option);
     throw new CliError(`kfx expose-api ${command.name}: ${described.join('; ')}`, EXIT.error);
   }
 }

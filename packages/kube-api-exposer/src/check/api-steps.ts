@@ -56,7 +56,7 @@ export async function checkIdentity(
   if (token === undefined) {
     return {
       step: failed('identity', 'no token to check', [
-        'pass --token-file FILE, or --kubeconfig FILE (e.g. one written by kfx expose-api kubeconfig)',
+        'give `tokenFile` (or `token`), or a `kubeconfig` with a token (e.g. one written by kfx expose-api kubeconfig)',
       ]),
     };
   }

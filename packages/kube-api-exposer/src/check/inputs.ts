@@ -1,9 +1,11 @@
-// What `check` checks with: the address, the CA clients are given and the token, from flags or
-// from a kubeconfig (whose user may also hold a client certificate, which no proxy can forward).
+// What `check` checks with: the address, the CA clients are given and the token, from its options
+// or from a kubeconfig (whose user may also hold a client certificate, which no proxy can forward).
+// Texts for the report name options in backquotes, for the caller to rename (`renameOptions`).
 import type https from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { loadKubeConfig } from '@kfx/kube-runtime';
 import { parse } from 'yaml';
+import { unusableOption } from '../commands/options.js';
 import { readText } from '../read-text.js';
 import type { CheckStep } from './step.js';
 
@@ -26,13 +28,19 @@ export interface Inputs {
   early: CheckStep[];
 }
 
+const at = (option: string, what?: string) => ({
+  fn: 'check',
+  option,
+  ...(what === undefined ? {} : { what }),
+});
+
 export async function gatherInputs(o: InputOptions): Promise<Inputs> {
   let server = o.server;
-  let ca = o.caFile === undefined ? undefined : await readText(o.caFile, '--ca-file');
-  let caSource = o.caFile === undefined ? 'the system trust store' : `--ca-file ${o.caFile}`;
+  let ca = o.caFile === undefined ? undefined : await readText(o.caFile, at('caFile'));
+  let caSource = o.caFile === undefined ? 'the system trust store' : `\`caFile\` ${o.caFile}`;
   let token =
     o.token ??
-    (o.tokenFile === undefined ? undefined : (await readText(o.tokenFile, '--token-file')).trim());
+    (o.tokenFile === undefined ? undefined : (await readText(o.tokenFile, at('tokenFile'))).trim());
   let kubeconfigNamespace: string | undefined;
   const early: CheckStep[] = [];
   if (o.kubeconfig !== undefined) {
@@ -41,9 +49,9 @@ export async function gatherInputs(o: InputOptions): Promise<Inputs> {
     server ??= cluster?.server;
     if (ca === undefined && cluster?.caData) {
       ca = Buffer.from(cluster.caData, 'base64').toString('utf8');
-      caSource = `the CA of --kubeconfig ${o.kubeconfig}`;
+      caSource = `the CA of \`kubeconfig\` ${o.kubeconfig}`;
     } else if (ca === undefined && cluster?.caFile) {
-      ca = await readText(cluster.caFile, `--kubeconfig ${o.kubeconfig}: certificate-authority`);
+      ca = await readText(cluster.caFile, at('kubeconfig', `its certificate-authority`));
       caSource = cluster.caFile;
     }
     kubeconfigNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
@@ -51,7 +59,7 @@ export async function gatherInputs(o: InputOptions): Promise<Inputs> {
       // client-node reads only `token-file`; kubectl's own key is `tokenFile`.
       const tokenFile = await userTokenFile(o.kubeconfig, kc.getCurrentUser()?.name);
       if (tokenFile !== undefined)
-        token = (await readText(tokenFile, `--kubeconfig ${o.kubeconfig}: tokenFile`)).trim();
+        token = (await readText(tokenFile, at('kubeconfig', "its user's tokenFile"))).trim();
     }
     if (token === undefined) {
       const request: https.RequestOptions = { headers: {} };
@@ -63,7 +71,7 @@ export async function gatherInputs(o: InputOptions): Promise<Inputs> {
         early.push({
           name: 'identity',
           ok: false,
-          summary: `the user of --kubeconfig ${o.kubeconfig} authenticates with a client certificate`,
+          summary: `the user of \`kubeconfig\` ${o.kubeconfig} authenticates with a client certificate`,
           details: [
             'a proxy in between cannot forward client certificates: use a token (kfx expose-api kubeconfig)',
           ],
@@ -71,8 +79,13 @@ export async function gatherInputs(o: InputOptions): Promise<Inputs> {
       }
     }
   }
-  if (server === undefined)
-    throw new Error('--server: give the address to check (or --kubeconfig)');
+  if (server === undefined) {
+    throw unusableOption(
+      'check',
+      'server',
+      `required: \`kubeconfig\` ${o.kubeconfig ?? ''} names no server to check`,
+    );
+  }
   return { server: new URL(server), ca, caSource, token, kubeconfigNamespace, early };
 }
 
@@ -81,7 +94,7 @@ async function userTokenFile(
   kubeconfig: string,
   user: string | undefined,
 ): Promise<string | undefined> {
-  const config = parse(await readText(kubeconfig, '--kubeconfig')) as {
+  const config = parse(await readText(kubeconfig, at('kubeconfig'))) as {
     users?: { name?: string; user?: { tokenFile?: unknown } }[];
   } | null;
   const file = config?.users?.find((u) => u.name === user)?.user?.tokenFile;

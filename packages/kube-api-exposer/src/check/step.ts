@@ -1,5 +1,6 @@
 // One step of `kfx expose-api check`: what was checked, whether it passed, and in words a person
-// can act on, what was seen and what to do about it.
+// can act on, what was seen and what to do about it. Options are named in backquotes
+// (`` `caFile` ``), for a caller to rename with `renameOptions`.
 export interface CheckStep {
   name: 'tls' | 'api' | 'identity' | 'permissions';
   ok: boolean;

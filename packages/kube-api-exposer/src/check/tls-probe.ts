@@ -11,7 +11,7 @@ export interface TlsProbeOptions {
   port: number;
   /** PEM CA clients are given; undefined: the system's trust store. */
   ca: string | undefined;
-  /** Where that CA came from, for messages (`--ca-file ca.crt`). */
+  /** Where that CA came from, for messages (`` `caFile` ca.crt ``, options in backquotes). */
   caSource: string;
   timeoutMs: number;
 }
@@ -109,7 +109,7 @@ export function probeTls(options: TlsProbeOptions): Promise<CheckStep> {
             [
               ...facts,
               ca === undefined
-                ? 'give clients the exposed CA: --ca-file or --ca-secret NAMESPACE/NAME-tls'
+                ? 'give clients the exposed CA: `caFile`, or a kubeconfig minted with `caSecret` NAMESPACE/NAME-tls'
                 : 'the CA may have been renewed or belongs to another installation: read it again from the Secret (ca.crt)',
             ],
           ),
@@ -124,7 +124,7 @@ export function probeTls(options: TlsProbeOptions): Promise<CheckStep> {
         done(
           failed('tls', `the certificate of ${where} is not valid for ${host}`, [
             ...facts,
-            `add ${host} to the certificate: kfx expose-api manifests --external-address ${host} (then let cert-manager reissue it)`,
+            `add ${host} to the certificate: render the manifests with \`externalAddress\` ${host} (then let cert-manager reissue it)`,
           ]),
         );
         return;

@@ -38,7 +38,7 @@ export interface CheckReport {
   steps: CheckStep[];
   identity: Identity | undefined;
   rules: RulesReviewStatus | undefined;
-  /** The report for a person, one line per step. */
+  /** The report for a person, one line per step; options named in backquotes (`renameOptions`). */
   text: string;
 }
 

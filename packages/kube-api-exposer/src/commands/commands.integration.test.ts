@@ -22,6 +22,7 @@ import { jwtClaims, signJwt } from '../testing/jwt.js';
 import { check } from './check.js';
 import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
+import { OptionsError } from './options.js';
 import { serve, type RunningExposer } from './serve.js';
 
 const run = promisify(execFile);
@@ -86,6 +87,16 @@ const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => 'no error',
     (error: unknown) => (error as Error).message,
+  );
+
+/** `option: message` of each option the function could not use (an `OptionsError`). */
+const optionFailure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => ['no error'],
+    (error: unknown) =>
+      error instanceof OptionsError
+        ? error.describe((option) => option)
+        : [`not an OptionsError: ${String(error)}`],
   );
 
 describe('kfx expose-api kubeconfig', () => {
@@ -190,12 +201,17 @@ describe('kfx expose-api kubeconfig', () => {
         spec: { serviceAccountName: 'default', containers: [{ name: 'c', image: 'busybox' }] },
       },
     ]);
+    const otherAccount = await optionFailure(
+      mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'other-sa' }),
+    );
+    expect(otherAccount[0]).toContain(
+      'pod: other-sa runs as service account "default", not "plugin"',
+    );
     expect(
-      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'other-sa' })),
-    ).toContain('--pod other-sa runs as service account "default", not "plugin"');
-    expect(
-      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'gone' })),
-    ).toBe('--pod gone: no such Pod in namespace team-a');
+      await optionFailure(
+        mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'gone' }),
+      ),
+    ).toEqual(['pod: gone: no such Pod in namespace team-a']);
     const nobody = cluster.env.userKubeconfig('nobody');
     expect(
       await failure(
@@ -295,7 +311,7 @@ describe('kfx expose-api env', () => {
       await failure(
         renderEnv({ server: exposer.url, caSecret: 'team-a/missing', client: cluster.admin }),
       ),
-    ).toContain('--ca-secret team-a/missing: no such Secret');
+    ).toContain('caSecret: team-a/missing: no such Secret');
   });
 });
 
@@ -316,7 +332,7 @@ describe('kfx expose-api check', () => {
       /selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/,
     );
     expect(report.text).toContain(
-      `✓ tls: ${new URL(exposer.url).host} presents a certificate for 127.0.0.1, trusted by the CA of --kubeconfig`,
+      `✓ tls: ${new URL(exposer.url).host} presents a certificate for 127.0.0.1, trusted by the CA of \`kubeconfig\``,
     );
   });
 
@@ -325,7 +341,7 @@ describe('kfx expose-api check', () => {
     const wrongCa = await check({ server: exposer.url, caFile: otherCa.caFile });
     expect(wrongCa.ok).toBe(false);
     expect(wrongCa.steps[0]?.summary).toContain(
-      `is not signed by the CA in --ca-file ${otherCa.caFile}`,
+      `is not signed by the CA in \`caFile\` ${otherCa.caFile}`,
     );
 
     const elsewhere = proxyPki(cluster.dir, {
@@ -339,7 +355,7 @@ describe('kfx expose-api check', () => {
       `the certificate of ${new URL(misnamed.url).host} is not valid for 127.0.0.1`,
     );
     expect(mismatch.steps[0]?.details).toContain(
-      'add 127.0.0.1 to the certificate: kfx expose-api manifests --external-address 127.0.0.1 (then let cert-manager reissue it)',
+      'add 127.0.0.1 to the certificate: render the manifests with `externalAddress` 127.0.0.1 (then let cert-manager reissue it)',
     );
     expect(mismatch.steps[0]?.details[0]).toBe(
       'subject alternative names: DNS:k8s.example.org, IP Address:10.9.9.9',

@@ -47,7 +47,7 @@ export async function renderEnv(options: RenderEnvOptions): Promise<RenderedEnv>
   const { client: givenClient, ...rest } = options;
   const opts = validateOptions('renderEnv', schema, rest);
   return withAdminClient(givenClient, opts, async (client) => {
-    const caPem = await readCaPem(opts, client);
+    const caPem = await readCaPem('renderEnv', opts, client);
     const url = new URL(opts.server);
     const api: ExposedApi = {
       host: url.hostname.replace(/^\[|\]$/g, ''),

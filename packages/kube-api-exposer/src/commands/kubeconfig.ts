@@ -49,7 +49,7 @@ export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<Mi
   const { client: givenClient, ...rest } = options;
   const opts = validateOptions('mintKubeconfig', schema, rest);
   return withAdminClient(givenClient, opts, async (client) => {
-    const caPem = await readCaPem(opts, client);
+    const caPem = await readCaPem('mintKubeconfig', opts, client);
     const { namespace, name } = opts.serviceAccount;
     const token = await mintToken(client(), {
       namespace,
@@ -77,8 +77,8 @@ export async function mintKubeconfig(options: MintKubeconfigOptions): Promise<Mi
     }
     // The token first: a kubeconfig must never point at a token that is not there yet.
     if (opts.tokenFile !== undefined)
-      await writePrivateFile(opts.tokenFile, token.token, '--token-file');
-    if (opts.output !== undefined) await writePrivateFile(opts.output, kubeconfig, '--output');
+      await writePrivateFile(opts.tokenFile, token.token, 'tokenFile');
+    if (opts.output !== undefined) await writePrivateFile(opts.output, kubeconfig, 'output');
     return { kubeconfig, token, written: opts.output, warnings };
   });
 }

@@ -8,17 +8,18 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { helmChart } from '../manifests/helm-chart.js';
 import { manifestObjects, toYaml } from '../manifests/render.js';
 import { manifestSettings, type RenderManifestsOptions } from './manifests-options.js';
+import { unusableOption } from './options.js';
 
 export type { RenderManifestsOptions } from './manifests-options.js';
 
 export interface RenderedManifests {
-  /** The objects, in apply order (also for --format helm, as the chart's default values render). */
+  /** The objects, in apply order (also for `format: 'helm'`, as the chart's default values render). */
   objects: object[];
-  /** The YAML stream (--format yaml). */
+  /** The YAML stream (`format: 'yaml'`). */
   yaml: string | undefined;
-  /** Chart files by relative path (--format helm). */
+  /** Chart files by relative path (`format: 'helm'`). */
   files: Record<string, string> | undefined;
-  /** Paths written, when --output was given. */
+  /** Paths written, when `output` was given. */
   written: string[];
 }
 
@@ -31,9 +32,12 @@ export async function renderManifests(options: RenderManifestsOptions): Promise<
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, content);
     } catch (error) {
-      throw new Error(`--output ${output ?? ''}: cannot write ${path}: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw unusableOption(
+        'renderManifests',
+        'output',
+        `cannot write ${path}: ${messageOf(error)}`,
+        error,
+      );
     }
     written.push(path);
   };

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from '@kfx/kube-runtime';
 import { EXIT, exitCodeOf } from '@kfx/kube-runtime/serving';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { proxyPki } from '../testing/fixtures.js';
 import { check } from './check.js';
 import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
@@ -82,5 +87,67 @@ describe('typed options', () => {
     expect(error.message).toContain(
       'unknown option colour (the options are server, caFile, caSecret, format, kubeconfig, context)',
     );
+  });
+});
+
+describe('options whose value cannot be used', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-exposer-options-'));
+  const pki = proxyPki(dir);
+  const taken: Server = createServer();
+  const takenPort = new Promise<number>((resolve) => {
+    taken.listen(0, '127.0.0.1', () => {
+      resolve((taken.address() as { port: number }).port);
+    });
+  });
+  afterAll(() => {
+    taken.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const base = {
+    host: '127.0.0.1',
+    tlsCert: pki.certFile,
+    tlsKey: pki.keyFile,
+    upstream: 'https://127.0.0.1:6443',
+    upstreamCa: pki.caFile,
+    logLevel: 'error' as const,
+  };
+  const problems = async (run: Promise<unknown>) => {
+    const error = await refusal(run);
+    expect(error).toBeInstanceOf(OptionsError);
+    return (error as OptionsError).describe((option) => option);
+  };
+
+  it('names port when the HTTPS listener cannot listen, and metrics.port for the metrics one', async () => {
+    const port = await takenPort;
+    const https = await problems(serve({ ...base, port, metrics: false }));
+    expect(https).toHaveLength(1);
+    expect(https[0]).toMatch(
+      new RegExp(`^port: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`),
+    );
+    const metrics = await problems(
+      serve({ ...base, port: 0, metrics: { host: '127.0.0.1', port } }),
+    );
+    expect(metrics[0]).toMatch(/^metrics\.port: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+  });
+
+  it('names upstreamCa for a CA file it cannot use, before listening', async () => {
+    const notPem = join(dir, 'not-a-ca.crt');
+    writeFileSync(notPem, 'hello');
+    expect(await problems(serve({ ...base, port: 0, upstreamCa: notPem }))).toEqual([
+      `upstreamCa: ${notPem} holds no PEM certificate (expected "-----BEGIN CERTIFICATE-----")`,
+    ]);
+  });
+
+  it('names output for a file it cannot write', async () => {
+    const blocked = join(pki.caFile, 'chart');
+    const output = await problems(
+      renderManifests({
+        externalAddress: ['203.0.113.10'],
+        image: 'kfx/cli:1',
+        format: 'helm',
+        output: blocked,
+      }),
+    );
+    expect(output[0]).toMatch(new RegExp(`^output: cannot write ${blocked}/`));
   });
 });

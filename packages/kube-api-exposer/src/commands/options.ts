@@ -3,7 +3,8 @@
 // `metrics.port`), so a caller — a program, or a CLI that maps options to its own flags — can
 // tell the user which value to change. A message that mentions another option writes its name
 // in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same renaming.
-import { ConfigError, keyPath } from '@kfx/kube-runtime';
+import { isIP } from 'node:net';
+import { ConfigError, keyPath, messageOf } from '@kfx/kube-runtime';
 import type { z } from 'zod';
 
 /** One invalid option. */
@@ -41,20 +42,63 @@ export function describeOptionIssues(
   });
 }
 
-/** Options a function refused; nothing was started, read or written. Exit code 2 in kfx's apps. */
+/**
+ * Options a function refused: invalid ones (nothing was started, read or written), or one whose
+ * value it could not use (see `unusableOption`). Exit code 2 in kfx's apps.
+ */
 export class OptionsError extends ConfigError {
   constructor(
     /** The function: `serve`, `renderManifests`, … */
     readonly fn: string,
     readonly issues: readonly OptionIssue[],
+    /** First line of the message. */
+    heading = `${fn}: invalid options:`,
   ) {
-    super(describeOptionIssues(issues), `${fn}: invalid options:`);
+    super(describeOptionIssues(issues), heading);
   }
 
   /** The problems, one line each, with options named by `nameOf`. */
   describe(nameOf: OptionNamer): string[] {
     return describeOptionIssues(this.issues, nameOf);
   }
+}
+
+/**
+ * An option whose value was valid but could not be used — a file that cannot be read or written,
+ * an address already taken, a Secret or Pod that does not exist — as an `OptionsError` naming it
+ * (`upstreamCa: the CA file ca.crt does not exist`), so a caller names it the way it names an
+ * invalid one. Whatever the function had started is stopped before it throws this.
+ */
+export function unusableOption(
+  fn: string,
+  option: string,
+  message: string,
+  cause?: unknown,
+): OptionsError {
+  const error = new OptionsError(fn, [{ option, message, kind: 'invalid' }], `${fn}:`);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
+/**
+ * A listener that could not open, named by its `host` option (an address this machine does not
+ * have) or its `port` option (taken, or privileged); `prefix` for a nested one (`metrics.`).
+ */
+export function listenFailure(
+  fn: string,
+  at: { host: string; port: number },
+  error: unknown,
+  prefix = '',
+): OptionsError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const option = code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'host' : 'port';
+  const address = isIP(at.host) === 6 ? `[${at.host}]:${at.port}` : `${at.host}:${at.port}`;
+  return unusableOption(
+    fn,
+    `${prefix}${option}`,
+    `cannot listen on ${address}: ${messageOf(error)}`,
+    error,
+  );
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -1,12 +1,12 @@
 // `serve` (`kfx expose-api serve`): the streaming HTTPS proxy in front of the apiserver, with its
 // health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus.
-import { messageOf, startOpsServer, type OpsServer } from '@kfx/kube-runtime';
+import { startOpsServer, type OpsServer } from '@kfx/kube-runtime';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { startProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
-import { validateOptions } from './options.js';
+import { listenFailure, validateOptions } from './options.js';
 import { serveSchema } from './serve-options.js';
 
 export type ServeOptions = z.input<typeof serveSchema> & {
@@ -69,9 +69,7 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
       });
     } catch (error) {
       await proxy.close(0);
-      throw new Error(`--metrics-listen: cannot listen: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw listenFailure('serve', opts.metrics, error, 'metrics.');
     }
   }
   logger.info(

@@ -58,8 +58,8 @@ export class InflightLimits {
   refusal(inflight: InflightClass): ProxyStatus {
     const which =
       inflight === 'mutating'
-        ? `${this.limits.mutating} with a body or a method that changes something (--max-mutating-requests-inflight)`
-        : `${this.limits.readonly} that only read (--max-requests-inflight)`;
+        ? `${this.limits.mutating} with a body or a method that changes something (the proxy's maxMutatingRequestsInflight limit)`
+        : `${this.limits.readonly} that only read (the proxy's maxRequestsInflight limit)`;
     return {
       code: 429,
       message: `too many requests in flight: ${which}; retry shortly`,

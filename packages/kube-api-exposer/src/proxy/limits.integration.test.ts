@@ -293,7 +293,9 @@ describe('certificates and the apiserver change under the proxy', () => {
     const untrusted = await call(`${exposer.url}/version`, { ca: pki.ca.cert, token });
     expect(untrusted.status).toBe(502);
     expect(untrusted.text).toContain('presented a certificate the proxy does not trust');
-    expect(untrusted.text).toContain('--upstream-ca');
+    expect(untrusted.text).toContain(
+      'give the proxy the CA that signed it (its upstreamCa option)',
+    );
     expect((await fetch(`${exposer.opsUrl ?? ''}/readyz`)).status).toBe(503);
     writeFileSync(caFile, cluster.env.caCert);
     await until(

@@ -41,18 +41,18 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
     }),
     inflightRequests: new Gauge({
       name: 'kfx_exposer_inflight_requests',
-      help: 'Requests holding a place under --max-requests-inflight (class="readonly") or --max-mutating-requests-inflight (class="mutating")',
+      help: 'Requests holding a place under the limit of reads in flight (class="readonly", option maxRequestsInflight) or of requests that change something (class="mutating", option maxMutatingRequestsInflight)',
       labelNames: ['class'],
       registers,
     }),
     connections: new Gauge({
       name: 'kfx_exposer_connections',
-      help: 'Open client connections (plain, watches and upgraded), at most --max-connections',
+      help: 'Open client connections (plain, watches and upgraded), at most the connection limit (option maxConnections)',
       registers,
     }),
     connectionsRefused: new Counter({
       name: 'kfx_exposer_connections_refused_total',
-      help: 'Client connections closed as they were accepted because --max-connections were open',
+      help: 'Client connections closed as they were accepted because the connection limit (option maxConnections) was reached',
       registers,
     }),
     tlsReloads: new Counter({

@@ -8,6 +8,7 @@ import type tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { loadTlsFiles, watchTlsFiles, type TlsMaterial } from '@kfx/kube-runtime/serving';
+import { listenFailure } from '../commands/options.js';
 import { handleClientError, refuseConnect } from './client-errors.js';
 import { forwardRequest } from './forward.js';
 import { InflightLimits } from './inflight.js';
@@ -149,9 +150,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => {
       pool.close();
-      reject(
-        new Error(`--listen ${options.host}:${options.port}: ${error.message}`, { cause: error }),
-      );
+      reject(listenFailure('serve', options, error));
     };
     server.once('error', failed);
     server.listen(options.port, options.host, () => {

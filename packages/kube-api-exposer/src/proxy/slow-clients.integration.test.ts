@@ -140,7 +140,9 @@ describe('slow and numerous clients are bounded', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 429 /);
       expect(answer).toMatch(/\r\nRetry-After: 1\r\n/i);
       expect(answer).toContain('"reason":"TooManyRequests"');
-      expect(answer).toContain('--max-mutating-requests-inflight');
+      expect(answer).toContain(
+        "too many requests in flight: 3 with a body or a method that changes something (the proxy's maxMutatingRequestsInflight limit)",
+      );
     }
     // Meanwhile reads are served, and the watches still deliver events.
     const list = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {

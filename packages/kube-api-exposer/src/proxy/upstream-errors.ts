@@ -31,7 +31,7 @@ export function upstreamFailure(error: Error, upstream: URL): ProxyStatus {
   if (TLS_TRUST.has(code)) {
     return {
       code: 502,
-      message: `${where} presented a certificate the proxy does not trust (${code}: ${error.message}); give the proxy the CA that signed it (--upstream-ca)`,
+      message: `${where} presented a certificate the proxy does not trust (${code}: ${error.message}); give the proxy the CA that signed it (its upstreamCa option)`,
     };
   }
   if (UNREACHABLE.has(code)) {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveUpstream } from './upstream.js';
+import { OptionsError } from '../commands/options.js';
+import { resolveUpstream, type UpstreamOptions } from './upstream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-upstream-'));
 const ca = createCertificateAuthority().cert;
@@ -26,6 +27,17 @@ function kubeconfig(name: string, cluster: Record<string, unknown>): string {
     }),
   );
   return file;
+}
+
+/** `option: message` of each option `resolveUpstream` could not use. */
+function refusal(options: UpstreamOptions): string[] {
+  try {
+    resolveUpstream(options);
+  } catch (error) {
+    if (error instanceof OptionsError) return error.describe((option) => option);
+    throw error;
+  }
+  return ['no error'];
 }
 
 describe('resolveUpstream', () => {
@@ -57,21 +69,43 @@ describe('resolveUpstream', () => {
       server: 'https://10.0.0.1:6443',
       'insecure-skip-tls-verify': true,
     });
-    expect(() => resolveUpstream({ kubeconfig: insecure })).toThrow(
-      'sets insecure-skip-tls-verify; the proxy always verifies the apiserver, so pass --upstream-ca FILE',
-    );
+    expect(refusal({ kubeconfig: insecure })).toEqual([
+      `upstreamCa: required: cluster "c" of kubeconfig ${insecure} (context "ctx") sets insecure-skip-tls-verify, and the proxy always verifies the apiserver`,
+    ]);
     expect(resolveUpstream({ kubeconfig: insecure, upstreamCa: join(dir, 'ca.crt') }).ca).toBe(ca);
   });
 
-  it('says what is missing', () => {
-    expect(() => resolveUpstream({ env: {} })).toThrow(
-      'no upstream: pass --upstream URL (with --upstream-ca FILE) or --kubeconfig FILE, or run in a Pod (KUBERNETES_SERVICE_HOST is not set)',
-    );
-    expect(() => resolveUpstream({ upstream: 'http://10.0.0.1:8080' })).toThrow(
-      '--upstream: http://10.0.0.1:8080 must be an https:// URL',
-    );
-    expect(() =>
-      resolveUpstream({ upstream: 'https://10.0.0.1', upstreamCa: join(dir, 'missing.crt') }),
-    ).toThrow(`--upstream-ca: the CA file ${join(dir, 'missing.crt')} does not exist`);
+  it('says what is missing by the option to give, never by a flag', () => {
+    expect(refusal({ env: {} })).toEqual([
+      'upstream: no API server to forward to: give it (with upstreamCa), or kubeconfig, or run in a Pod (KUBERNETES_SERVICE_HOST is not set)',
+    ]);
+    expect(refusal({ upstream: 'http://10.0.0.1:8080' })).toEqual([
+      'upstream: http://10.0.0.1:8080 must be an https:// URL (the API is only served over TLS)',
+    ]);
+    const missing = join(dir, 'missing.crt');
+    expect(refusal({ upstream: 'https://10.0.0.1', upstreamCa: missing })).toEqual([
+      `upstreamCa: the CA file ${missing} does not exist`,
+    ]);
+    expect(
+      refusal({
+        env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' },
+        serviceAccountDir: join(dir, 'no-service-account'),
+      }),
+    ).toEqual([
+      `upstreamCa: not given, and the in-cluster CA fails: the CA file ${join(dir, 'no-service-account', 'ca.crt')} does not exist`,
+    ]);
+    // A caller renames the option in the message too: the CLI says --upstream-ca.
+    const flag = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const error = (() => {
+      try {
+        return resolveUpstream({ env: {} });
+      } catch (thrown) {
+        return thrown as OptionsError;
+      }
+    })();
+    expect(error).toBeInstanceOf(OptionsError);
+    expect((error as OptionsError).describe(flag)).toEqual([
+      '--upstream: no API server to forward to: give it (with --upstream-ca), or --kubeconfig, or run in a Pod (KUBERNETES_SERVICE_HOST is not set)',
+    ]);
   });
 });

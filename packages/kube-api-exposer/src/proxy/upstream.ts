@@ -4,7 +4,8 @@
 // identity of its own upstream.
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { loadKubeConfig } from '@kfx/kube-runtime';
+import { loadKubeConfig, messageOf } from '@kfx/kube-runtime';
+import { unusableOption } from '../commands/options.js';
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -34,89 +35,110 @@ export interface Upstream {
   source: string;
 }
 
-function readCa(file: string, flag: string): string {
-  if (!existsSync(file)) throw new Error(`${flag}: the CA file ${file} does not exist`);
+/** The PEM in `file`; throws a plain message when there is none. */
+function readCa(file: string): string {
+  if (!existsSync(file)) throw new Error(`the CA file ${file} does not exist`);
   const pem = readFileSync(file, 'utf8');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new Error(
-      `${flag}: ${file} holds no PEM certificate (expected "-----BEGIN CERTIFICATE-----")`,
-    );
+    throw new Error(`${file} holds no PEM certificate (expected "-----BEGIN CERTIFICATE-----")`);
   }
   return pem;
 }
 
-function parseUrl(text: string, flag: string): URL {
+/** `read()`, its failure an `OptionsError` of `serve` naming `option`. */
+function asOption<T>(option: string, read: () => T, prefix = ''): T {
+  try {
+    return read();
+  } catch (error) {
+    throw unusableOption('serve', option, `${prefix}${messageOf(error)}`, error);
+  }
+}
+
+function parseUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`${flag}: ${JSON.stringify(text)} is not a URL (expected https://HOST:PORT)`);
+    throw new Error(`${JSON.stringify(text)} is not a URL (expected https://HOST:PORT)`);
   }
   if (url.protocol !== 'https:') {
-    throw new Error(`${flag}: ${text} must be an https:// URL (the API is only served over TLS)`);
+    throw new Error(`${text} must be an https:// URL (the API is only served over TLS)`);
   }
   return url;
 }
 
 export function resolveUpstream(options: UpstreamOptions): Upstream {
   const env = options.env ?? process.env;
-  const caFromFlag =
-    options.upstreamCa === undefined ? undefined : readCa(options.upstreamCa, '--upstream-ca');
+  const { upstreamCa } = options;
+  const caFromOption =
+    upstreamCa === undefined ? undefined : asOption('upstreamCa', () => readCa(upstreamCa));
   if (options.upstream !== undefined) {
+    const text = options.upstream;
     return {
-      url: parseUrl(options.upstream, '--upstream'),
-      ca: caFromFlag,
-      caFile: options.upstreamCa,
+      url: asOption('upstream', () => parseUrl(text)),
+      ca: caFromOption,
+      caFile: upstreamCa,
       servername: undefined,
-      source: `--upstream ${options.upstream}`,
+      source: `the upstream option (${text})`,
     };
   }
-  if (options.kubeconfig !== undefined) return fromKubeconfig(options, caFromFlag);
+  if (options.kubeconfig !== undefined) return fromKubeconfig(options, caFromOption);
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
-    throw new Error(
-      'no upstream: pass --upstream URL (with --upstream-ca FILE) or --kubeconfig FILE, or run in ' +
+    throw unusableOption(
+      'serve',
+      'upstream',
+      'no API server to forward to: give it (with `upstreamCa`), or `kubeconfig`, or run in ' +
         `a Pod (KUBERNETES_SERVICE_${host ? 'PORT' : 'HOST'} is not set)`,
     );
   }
-  const caFile = options.upstreamCa ?? `${options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR}/ca.crt`;
+  const caFile = upstreamCa ?? `${options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR}/ca.crt`;
+  const inCluster = `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  let url: URL;
+  try {
+    url = parseUrl(inCluster);
+  } catch (error) {
+    throw new Error(`KUBERNETES_SERVICE_HOST/PORT: ${messageOf(error)}`, { cause: error });
+  }
   return {
-    url: parseUrl(
-      `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
-      'KUBERNETES_SERVICE_HOST/PORT',
-    ),
-    ca: caFromFlag ?? readCa(caFile, 'the in-cluster CA'),
+    url,
+    ca:
+      caFromOption ??
+      asOption('upstreamCa', () => readCa(caFile), 'not given, and the in-cluster CA fails: '),
     caFile,
     servername: undefined,
     source: `in-cluster (KUBERNETES_SERVICE_HOST=${host}, KUBERNETES_SERVICE_PORT=${port})`,
   };
 }
 
-function fromKubeconfig(options: UpstreamOptions, caFromFlag: string | undefined): Upstream {
+function fromKubeconfig(options: UpstreamOptions, caFromOption: string | undefined): Upstream {
   const kc = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
   const cluster = kc.getCurrentCluster();
-  const where = `kubeconfig ${options.kubeconfig ?? ''} context "${kc.getCurrentContext()}"`;
-  if (!cluster) throw new Error(`${where} names no cluster`);
-  if (cluster.skipTLSVerify && caFromFlag === undefined) {
-    throw new Error(
-      `${where}: cluster "${cluster.name}" sets insecure-skip-tls-verify; the proxy always ` +
-        'verifies the apiserver, so pass --upstream-ca FILE',
+  const where = `${options.kubeconfig ?? ''} (context "${kc.getCurrentContext()}")`;
+  if (!cluster) throw unusableOption('serve', 'kubeconfig', `${where} names no cluster`);
+  if (cluster.skipTLSVerify && caFromOption === undefined) {
+    throw unusableOption(
+      'serve',
+      'upstreamCa',
+      `required: cluster "${cluster.name}" of \`kubeconfig\` ${where} sets ` +
+        'insecure-skip-tls-verify, and the proxy always verifies the apiserver',
     );
   }
-  let ca = caFromFlag;
+  let ca = caFromOption;
   let caFile = options.upstreamCa;
   if (ca === undefined && cluster.caData)
     ca = Buffer.from(cluster.caData, 'base64').toString('utf8');
   if (ca === undefined && cluster.caFile) {
-    caFile = cluster.caFile;
-    ca = readCa(cluster.caFile, `${where} certificate-authority`);
+    const file = cluster.caFile;
+    caFile = file;
+    ca = asOption('kubeconfig', () => readCa(file), `${where}: certificate-authority: `);
   }
   return {
-    url: parseUrl(cluster.server, `${where} server`),
+    url: asOption('kubeconfig', () => parseUrl(cluster.server), `${where}: server: `),
     ca,
     caFile,
     servername: cluster.tlsServerName,
-    source: `${where} (server and CA only)`,
+    source: `the kubeconfig option, ${where} (server and CA only)`,
   };
 }

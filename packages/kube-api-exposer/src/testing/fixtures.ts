@@ -22,7 +22,7 @@ export interface Cluster {
   admin: KubeClient;
   /** Private key the apiserver accepts service-account tokens from, besides its own. */
   testSigningKey: KeyObject;
-  /** The apiserver's CA, as a file (for --upstream-ca). */
+  /** The apiserver's CA, as a file (for `upstreamCa`). */
   apiCaFile: string;
   dir: string;
   /** Stops the control plane and removes the test's files. */

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { isNotFound, resources, type KubeClient, messageOf } from '@kfx/kube-runtime';
 import type { V1Secret } from '@kubernetes/client-node';
+import { unusableOption } from '../commands/options.js';
 import type { NamespacedName } from '../commands/values.js';
 
 export interface CaSourceOptions {
@@ -12,7 +13,9 @@ export interface CaSourceOptions {
 
 const PEM = '-----BEGIN CERTIFICATE-----';
 
+/** The CA of `caFile` or `caSecret`; a problem with either is an `OptionsError` of `fn`. */
 export async function readCaPem(
+  fn: string,
   options: CaSourceOptions,
   client: () => KubeClient,
 ): Promise<string | undefined> {
@@ -21,12 +24,19 @@ export async function readCaPem(
     try {
       text = await readFile(options.caFile, 'utf8');
     } catch (error) {
-      throw new Error(`--ca-file ${options.caFile} cannot be read: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw unusableOption(
+        fn,
+        'caFile',
+        `${options.caFile} cannot be read: ${messageOf(error)}`,
+        error,
+      );
     }
     if (!text.includes(PEM)) {
-      throw new Error(`--ca-file ${options.caFile} holds no PEM certificate (expected "${PEM}")`);
+      throw unusableOption(
+        fn,
+        'caFile',
+        `${options.caFile} holds no PEM certificate (expected "${PEM}")`,
+      );
     }
     return text;
   }
@@ -36,9 +46,11 @@ export async function readCaPem(
     .get<V1Secret>(resources.secrets, name, { namespace })
     .catch((error: unknown) => {
       if (isNotFound(error)) {
-        throw new Error(
-          `--ca-secret ${namespace}/${name}: no such Secret (cert-manager creates it once the Certificate is issued; see kubectl -n ${namespace} get certificate)`,
-          { cause: error },
+        throw unusableOption(
+          fn,
+          'caSecret',
+          `${namespace}/${name}: no such Secret (cert-manager creates it once the Certificate is issued; see kubectl -n ${namespace} get certificate)`,
+          error,
         );
       }
       throw error;
@@ -46,13 +58,15 @@ export async function readCaPem(
   const data = secret.data?.['ca.crt'];
   if (data === undefined || data === '') {
     const keys = Object.keys(secret.data ?? {}).join(', ') || 'none';
-    throw new Error(
-      `--ca-secret ${namespace}/${name} has no "ca.crt" key (keys: ${keys}); use the Secret of the proxy's cert-manager Certificate, or --ca-file`,
+    throw unusableOption(
+      fn,
+      'caSecret',
+      `${namespace}/${name} has no "ca.crt" key (keys: ${keys}); use the Secret of the proxy's cert-manager Certificate, or \`caFile\``,
     );
   }
   const pem = Buffer.from(data, 'base64').toString('utf8');
   if (!pem.includes(PEM)) {
-    throw new Error(`--ca-secret ${namespace}/${name}: "ca.crt" is not a PEM certificate`);
+    throw unusableOption(fn, 'caSecret', `${namespace}/${name}: "ca.crt" is not a PEM certificate`);
   }
   return pem;
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { messageOf } from '@kfx/kube-runtime';
+import { unusableOption } from '../commands/options.js';
 
 export interface KubeconfigInput {
   server: string;
@@ -52,15 +53,22 @@ export function kubeconfigYaml(input: KubeconfigInput): string {
 }
 
 /** Writes a secret-bearing file readable by its owner only, replacing any previous one at once. */
-export async function writePrivateFile(path: string, content: string, flag: string): Promise<void> {
+export async function writePrivateFile(
+  path: string,
+  content: string,
+  option: string,
+): Promise<void> {
   const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, content, { mode: 0o600 });
     await chmod(temporary, 0o600);
     await rename(temporary, path);
   } catch (error) {
-    throw new Error(`${flag} ${path} cannot be written: ${messageOf(error)}`, {
-      cause: error,
-    });
+    throw unusableOption(
+      'mintKubeconfig',
+      option,
+      `${path} cannot be written: ${messageOf(error)}`,
+      error,
+    );
   }
 }

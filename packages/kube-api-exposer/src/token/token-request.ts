@@ -3,6 +3,7 @@
 // the cluster (unlike a long-lived token Secret).
 import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime';
 import type { V1Pod } from '@kubernetes/client-node';
+import { unusableOption } from '../commands/options.js';
 
 export interface MintTokenOptions {
   namespace: string;
@@ -55,16 +56,21 @@ export async function mintToken(
       .get<V1Pod>(resources.pods, options.pod, { namespace })
       .catch((error: unknown) => {
         if (isNotFound(error)) {
-          throw new Error(`--pod ${options.pod}: no such Pod in namespace ${namespace}`, {
-            cause: error,
-          });
+          throw unusableOption(
+            'mintToken',
+            'pod',
+            `${options.pod}: no such Pod in namespace ${namespace}`,
+            error,
+          );
         }
         throw error;
       });
     const podAccount = pod.spec?.serviceAccountName ?? 'default';
     if (podAccount !== serviceAccount) {
-      throw new Error(
-        `--pod ${options.pod} runs as service account "${podAccount}", not "${serviceAccount}": a token can only be bound to a Pod of its own service account`,
+      throw unusableOption(
+        'mintToken',
+        'pod',
+        `${options.pod} runs as service account "${podAccount}", not "${serviceAccount}": a token can only be bound to a Pod of its own service account`,
       );
     }
     request.spec.boundObjectRef = {
