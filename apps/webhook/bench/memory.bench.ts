@@ -6,6 +6,7 @@
 // RSS (VmHWM) against the chart's limit, what the clients got, and the small reviews' latency.
 // Run with `pnpm run bench` (builds the bundle first); asserts nothing.
 import { createCertificateAuthority } from '@kfx/dev-certs';
+import { percentile } from '@kfx/testenv/bench';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type ClientHttp2Session } from 'node:http2';
@@ -232,11 +233,6 @@ async function burst(port: number, pid: number | undefined): Promise<Result> {
   // VmHWM is the kernel's own peak; gone with a process that died, then the samples stand.
   const highWater = mib(pid, 'VmHWM');
   return { peak: Number.isNaN(highWater) ? peak : Math.max(peak, highWater), counts, smallMs };
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 const log = (line: string) => {
