@@ -1,7 +1,10 @@
 import { kfxTest } from '@kfx/vitest-config';
 
-// One control plane for the integration files that can share it: profile-selector runs its
-// controllers with profileSelectors that keep them to its own Profiles; controller-manager
-// collects what a deleted Profile owned. The other files still own their planes (the reason is
-// in each header).
+// One control plane for the integration files that can share it: profile-selector, converge,
+// secrets, kubeflow-parity and config-change run their controllers with a profileSelector of
+// their own (their Profiles carry the file's label, and are named after its namespace), so no
+// file reconciles another's Profiles; controller-manager collects what a deleted Profile owned.
+// apiserver-restart (restarts the API server) and namespace-takeover (protects, adopts and
+// refuses namespaces of fixed names, cluster-wide) own their planes (the reason is in each
+// header).
 export default kfxTest({ controlPlane: { components: ['controller-manager'] } });

@@ -1,33 +1,39 @@
 // The controller restarted with a different configuration (what a new ConfigMap and a rollout
 // do): a RoleBinding whose role changed is re-created (roleRef cannot change in place), a policy
 // dropped from the config is deleted, and nothing else is touched.
-// It owns its control plane: the controller acts on every Profile of the cluster (it has no
-// selector to keep to one file's), so another file's Profiles would be reconciled too.
-import type { KubeClient, KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+// On the package's shared plane: both controllers select this file's Profile only.
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import {
   condition,
   createProfile,
   eventually,
+  fileProfiles,
   profileEvents,
   read,
   runController,
   testClient,
   writeRequests,
+  type FileProfiles,
 } from '../testing/harness.js';
 
-let env: ControlPlane | undefined;
+let env: SharedControlPlane | undefined;
 let client: KubeClient;
+let file: FileProfiles;
+let team = '';
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'config-change');
   client = testClient(env);
+  file = fileProfiles(env);
+  team = file.name('c');
 });
 
 afterAll(async () => {
+  if (team) await client.delete(resources.profiles, team).catch(() => undefined);
   client.close();
-  await env?.stop();
+  await env?.release();
 });
 
 type RoleBinding = KubeObject & { roleRef?: { kind?: string; name?: string } };
@@ -39,24 +45,29 @@ const support = (clusterRole: string) => ({
 
 it('re-creates what cannot change in place and deletes what the new config drops', async () => {
   if (!env) throw new Error('no control plane');
-  const first = await runController(env, { rbac: support('view'), 'network-policies': {} });
-  await createProfile(client, 'team-c');
-  await condition(client, 'team-c', (c) => c.reason === 'Reconciled', 'reconciled');
-  const before = await read<RoleBinding>(client, 'roleBindings', 'profile-support', 'team-c');
-  const quietPolicy = await read(client, 'networkPolicies', 'allow-egress-dns', 'team-c');
+  const first = await runController(
+    env,
+    { rbac: support('view'), 'network-policies': {} },
+    { profileSelector: file.selector },
+  );
+  await createProfile(client, team, file.labels);
+  await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled');
+  const before = await read<RoleBinding>(client, 'roleBindings', 'profile-support', team);
+  const quietPolicy = await read(client, 'networkPolicies', 'allow-egress-dns', team);
   expect(before?.roleRef?.name).toBe('view');
   await first.stop();
 
-  const second = await runController(env, {
-    rbac: support('edit'),
-    'network-policies': { disable: ['allow-prometheus'] },
-  });
+  const second = await runController(
+    env,
+    { rbac: support('edit'), 'network-policies': { disable: ['allow-prometheus'] } },
+    { profileSelector: file.selector },
+  );
   try {
     const after = await eventually<RoleBinding>(
       client,
       'roleBindings',
       'profile-support',
-      'team-c',
+      team,
       (b) => b?.roleRef?.name === 'edit',
       'the RoleBinding pointing at edit',
     );
@@ -65,16 +76,16 @@ it('re-creates what cannot change in place and deletes what the new config drops
       client,
       'networkPolicies',
       'allow-prometheus',
-      'team-c',
+      team,
       (p) => p === undefined,
       'allow-prometheus deleted',
     );
     // Untouched: same object, same resourceVersion.
-    const dns = await read(client, 'networkPolicies', 'allow-egress-dns', 'team-c');
+    const dns = await read(client, 'networkPolicies', 'allow-egress-dns', team);
     expect(dns?.metadata?.resourceVersion).toBe(quietPolicy?.metadata?.resourceVersion);
     const events = await waitFor(
       async () => {
-        const reasons = (await profileEvents(client, 'team-c')).map(
+        const reasons = (await profileEvents(client, team)).map(
           (e) => `${e.reason ?? ''}: ${e.message ?? ''}`,
         );
         return reasons.some((r) => r.startsWith('Recreated')) &&
@@ -85,9 +96,9 @@ it('re-creates what cannot change in place and deletes what the new config drops
       { description: 'Recreated and Deleted events' },
     );
     expect(events.join('\n')).toMatch(
-      /Recreated: recreated RoleBinding team-c\/profile-support: .*roleRef/,
+      new RegExp(`Recreated: recreated RoleBinding ${team}/profile-support: .*roleRef`),
     );
-    await condition(client, 'team-c', (c) => c.reason === 'Reconciled', 'reconciled again');
+    await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled again');
     expect(await writeRequests(second.client.registry)).toBeGreaterThan(0);
   } finally {
     await second.stop();

@@ -1,29 +1,39 @@
 // Profiles created, labelled, unlabelled and deleted on a real control plane (with
 // controller-manager for garbage collection): the objects follow, managed objects that are
 // deleted or edited come back, and each Profile's status and Events say what happened.
-// It owns its control plane: the controller acts on every Profile of the cluster (it has no
-// selector to keep to one file's), so another file's Profiles would be reconciled too.
+// On the package's shared plane (whose controller-manager collects): the controller selects
+// this file's Profiles only, so the write and reconcile counts are theirs.
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import {
+  profileNamespace,
+  useSharedControlPlane,
+  waitFor,
+  type SharedControlPlane,
+} from '@kfx/testenv';
 import type { V1ConfigMap, V1ResourceQuota, V1RoleBinding } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   condition,
   counterTotal,
   createProfile,
   eventMessages,
   eventually,
+  fileProfiles,
   profileEvents,
   read,
   runController,
   testClient,
   writeRequests,
+  type FileProfiles,
   type Running,
 } from '../testing/harness.js';
 
-let env: ControlPlane | undefined;
+let env: SharedControlPlane | undefined;
 let running: Running | undefined;
 let client: KubeClient;
+let file: FileProfiles;
+let teamA = '';
+let teamB = '';
 
 const ownerTemplate = `
 apiVersion: v1
@@ -35,8 +45,11 @@ data:
 `;
 
 beforeAll(async () => {
-  env = await startControlPlane({ components: ['controller-manager'] });
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'converge');
   client = testClient(env);
+  file = fileProfiles(env);
+  teamA = file.name('a');
+  teamB = file.name('b');
   running = await runController(
     env,
     {
@@ -59,14 +72,17 @@ beforeAll(async () => {
       },
       templates: { inline: [{ name: 'owner.yaml', content: ownerTemplate }] },
     },
-    { resyncSeconds: 2 },
+    { resyncSeconds: 2, profileSelector: file.selector },
   );
 });
 
 afterAll(async () => {
   await running?.stop();
+  for (const name of [teamA, teamB]) {
+    if (name) await client.delete(resources.profiles, name).catch(() => undefined);
+  }
   client.close();
-  await env?.stop();
+  await env?.release();
 });
 
 const hard = (q: KubeObject | undefined) => (q as V1ResourceQuota | undefined)?.spec?.hard ?? {};
@@ -75,14 +91,14 @@ const label = (name: string, labels: Record<string, string | null>) =>
 
 describe('a new Profile', () => {
   it('gets every configured object, owned by it and labelled as kfx-managed', async () => {
-    const profile = await createProfile(client, 'team-a');
+    const profile = await createProfile(client, teamA, file.labels);
     const quota = await eventually<V1ResourceQuota>(
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => q !== undefined,
-      'ResourceQuota team-a/quotas',
+      `ResourceQuota ${teamA}/quotas`,
     );
     expect(hard(quota)).toMatchObject({
       'requests.cpu': '70',
@@ -97,33 +113,33 @@ describe('a new Profile', () => {
       {
         apiVersion: 'kubeflow.org/v1',
         kind: 'Profile',
-        name: 'team-a',
+        name: teamA,
         uid: profile.metadata?.uid,
         controller: true,
         blockOwnerDeletion: true,
       },
     ]);
-    await condition(client, 'team-a', (c) => c.reason === 'Reconciled', 'reconciled');
+    await condition(client, teamA, (c) => c.reason === 'Reconciled', 'reconciled');
 
-    expect(await read(client, 'limitRanges', 'default-container-limits', 'team-a')).toBeDefined();
-    const policies = await client.list(resources.networkPolicies, { namespace: 'team-a' });
+    expect(await read(client, 'limitRanges', 'default-container-limits', teamA)).toBeDefined();
+    const policies = await client.list(resources.networkPolicies, { namespace: teamA });
     expect(policies.items.map((p) => p.metadata?.name)).toContain('allow-egress-dns');
     expect(policies.items).toHaveLength(11);
-    const admin = await read<V1RoleBinding>(client, 'roleBindings', 'namespaceAdmin', 'team-a');
+    const admin = await read<V1RoleBinding>(client, 'roleBindings', 'namespaceAdmin', teamA);
     expect(admin?.subjects).toEqual([
-      { kind: 'User', name: 'team-a@example.com', apiGroup: 'rbac.authorization.k8s.io' },
+      { kind: 'User', name: `${teamA}@example.com`, apiGroup: 'rbac.authorization.k8s.io' },
     ]);
-    const proxy = await read<V1ConfigMap>(client, 'configMaps', 'kfx-proxy', 'team-a');
+    const proxy = await read<V1ConfigMap>(client, 'configMaps', 'kfx-proxy', teamA);
     expect(proxy?.data).toMatchObject({
       http_proxy: 'http://proxy.example.com:3128',
       NO_PROXY: '.svc,localhost',
     });
-    const templated = await read<V1ConfigMap>(client, 'configMaps', 'team-none', 'team-a');
-    expect(templated?.data).toEqual({ owner: 'team-a@example.com' });
+    const templated = await read<V1ConfigMap>(client, 'configMaps', 'team-none', teamA);
+    expect(templated?.data).toEqual({ owner: `${teamA}@example.com` });
   });
 
   it('says in its status which reconcilers applied', async () => {
-    const c = await condition(client, 'team-a', (x) => x.status === 'True', 'True');
+    const c = await condition(client, teamA, (x) => x.status === 'True', 'True');
     expect(c.message).toBe(
       'applied: quotas, limitrange, rbac, network-policies, proxy-config, templates',
     );
@@ -133,7 +149,7 @@ describe('a new Profile', () => {
 
 describe('labels on a Profile', () => {
   it('override quota values; a malformed one is named in a Warning Event and the rest still applies', async () => {
-    await label('team-a', {
+    await label(teamA, {
       'quotas.kfx.dev/requests.cpu': '8',
       'quotas.kfx.dev/limits.cpu': 'lots',
     });
@@ -141,14 +157,14 @@ describe('labels on a Profile', () => {
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => hard(q)['requests.cpu'] === '8',
       'requests.cpu 8',
     );
     expect(hard(quota)['limits.cpu']).toBe('70');
     const c = await condition(
       client,
-      'team-a',
+      teamA,
       (x) => x.reason === 'ReconciledWithWarnings',
       'warnings',
     );
@@ -156,9 +172,7 @@ describe('labels on a Profile', () => {
     expect(c.message).toContain('quotas: label quotas.kfx.dev/limits.cpu="lots" ignored');
     const warning = await waitFor(
       async () => {
-        const found = (await profileEvents(client, 'team-a')).find(
-          (e) => e.reason === 'InvalidLabel',
-        );
+        const found = (await profileEvents(client, teamA)).find((e) => e.reason === 'InvalidLabel');
         return found ? { done: true, value: found } : { done: false, saw: 'no InvalidLabel event' };
       },
       { description: 'an InvalidLabel event' },
@@ -168,7 +182,7 @@ describe('labels on a Profile', () => {
   });
 
   it('switch optional network policies on, and off again (the policy is deleted)', async () => {
-    await label('team-a', {
+    await label(teamA, {
       'network-policies.kfx.dev/allow-egress-internet': 'true',
       team: 'vision',
     });
@@ -176,7 +190,7 @@ describe('labels on a Profile', () => {
       client,
       'networkPolicies',
       'allow-egress-internet',
-      'team-a',
+      teamA,
       (p) => p !== undefined,
       'the internet policy',
     );
@@ -185,7 +199,7 @@ describe('labels on a Profile', () => {
       client,
       'configMaps',
       'team-vision',
-      'team-a',
+      teamA,
       (c) => c !== undefined,
       'team-vision',
     );
@@ -193,31 +207,31 @@ describe('labels on a Profile', () => {
       client,
       'configMaps',
       'team-none',
-      'team-a',
+      teamA,
       (c) => c === undefined,
       'team-none deleted',
     );
-    await label('team-a', { 'network-policies.kfx.dev/allow-egress-internet': null });
+    await label(teamA, { 'network-policies.kfx.dev/allow-egress-internet': null });
     await eventually(
       client,
       'networkPolicies',
       'allow-egress-internet',
-      'team-a',
+      teamA,
       (p) => p === undefined,
       'the internet policy deleted',
     );
     expect(
       await eventMessages(
         client,
-        'team-a',
+        teamA,
         'Deleted',
-        /deleted NetworkPolicy team-a\/allow-egress-internet/,
+        new RegExp(`deleted NetworkPolicy ${teamA}/allow-egress-internet`),
       ),
-    ).toContain('deleted NetworkPolicy team-a/allow-egress-internet');
+    ).toContain(`deleted NetworkPolicy ${teamA}/allow-egress-internet`);
   });
 
   it('removed bring the defaults back and clear the warning', async () => {
-    await label('team-a', {
+    await label(teamA, {
       'quotas.kfx.dev/requests.cpu': null,
       'quotas.kfx.dev/limits.cpu': null,
     });
@@ -225,28 +239,23 @@ describe('labels on a Profile', () => {
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => hard(q)['requests.cpu'] === '70',
       'requests.cpu 70',
     );
-    await condition(
-      client,
-      'team-a',
-      (x) => x.reason === 'Reconciled',
-      'reconciled without warnings',
-    );
+    await condition(client, teamA, (x) => x.reason === 'Reconciled', 'reconciled without warnings');
   });
 });
 
 describe('managed objects', () => {
   it('come back when deleted', async () => {
-    const before = await read(client, 'resourceQuotas', 'quotas', 'team-a');
-    await client.delete(resources.resourceQuotas, 'quotas', { namespace: 'team-a' });
+    const before = await read(client, 'resourceQuotas', 'quotas', teamA);
+    await client.delete(resources.resourceQuotas, 'quotas', { namespace: teamA });
     const after = await eventually(
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => q !== undefined && q.metadata?.uid !== before?.metadata?.uid,
       'a new quota',
     );
@@ -258,13 +267,13 @@ describe('managed objects', () => {
       resources.resourceQuotas,
       'quotas',
       { spec: { hard: { 'requests.cpu': '1000' } } },
-      { namespace: 'team-a', fieldManager: 'kubectl-edit' },
+      { namespace: teamA, fieldManager: 'kubectl-edit' },
     );
     await eventually(
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => hard(q)['requests.cpu'] === '70',
       'requests.cpu restored',
     );
@@ -272,64 +281,60 @@ describe('managed objects', () => {
       resources.limitRanges,
       'default-container-limits',
       { metadata: { labels: { 'app.kubernetes.io/managed-by': null } } },
-      { namespace: 'team-a', fieldManager: 'kubectl-label' },
+      { namespace: teamA, fieldManager: 'kubectl-label' },
     );
     await eventually(
       client,
       'limitRanges',
       'default-container-limits',
-      'team-a',
+      teamA,
       (l) => l?.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kfx',
       'label restored',
     );
-    const updated =
-      /updated ResourceQuota team-a\/quotas: spec\.hard\.requests\.cpu: want "70", have "1k"/;
-    expect(await eventMessages(client, 'team-a', 'Updated', updated)).toMatch(updated);
+    const updated = new RegExp(
+      `updated ResourceQuota ${teamA}/quotas: spec\\.hard\\.requests\\.cpu: want "70", have "1k"`,
+    );
+    expect(await eventMessages(client, teamA, 'Updated', updated)).toMatch(updated);
   });
 });
 
 describe('a Profile whose namespace does not exist yet', () => {
   it('waits, says why, and converges once the namespace appears', async () => {
-    const profile = await createProfile(client, 'team-b', {}, { namespace: false });
+    const profile = await createProfile(client, teamB, file.labels, { namespace: false });
     const waiting = await condition(
       client,
-      'team-b',
+      teamB,
       (c) => c.reason === 'NamespaceMissing',
       'waiting',
     );
-    expect(waiting.message).toContain('namespace team-b does not exist yet');
+    expect(waiting.message).toContain(`namespace ${teamB} does not exist yet`);
     await client.create(resources.namespaces, profileNamespace(profile));
     await eventually(
       client,
       'resourceQuotas',
       'quotas',
-      'team-b',
+      teamB,
       (q) => q !== undefined,
-      'quota in team-b',
+      `quota in ${teamB}`,
     );
-    await condition(client, 'team-b', (c) => c.reason === 'Reconciled', 'reconciled');
+    await condition(client, teamB, (c) => c.reason === 'Reconciled', 'reconciled');
   });
 });
 
 describe('a reconciler whose object the API refuses', () => {
   it('fails alone: the others still apply, and the status names the error', async () => {
-    await label('team-b', { team: 'Not_Valid' });
-    const failed = await condition(
-      client,
-      'team-b',
-      (c) => c.reason === 'ReconcileFailed',
-      'failed',
-    );
+    await label(teamB, { team: 'Not_Valid' });
+    const failed = await condition(client, teamB, (c) => c.reason === 'ReconcileFailed', 'failed');
     expect(failed.status).toBe('False');
     expect(failed.message).toContain(
       'applied: quotas, limitrange, rbac, network-policies, proxy-config',
     );
     expect(failed.message).toMatch(
-      /failed: templates: ConfigMap team-b\/team-Not_Valid: .*422 Invalid/,
+      new RegExp(`failed: templates: ConfigMap ${teamB}/team-Not_Valid: .*422 Invalid`),
     );
-    await label('team-b', { team: 'ok' });
-    await eventually(client, 'configMaps', 'team-ok', 'team-b', (c) => c !== undefined, 'team-ok');
-    await condition(client, 'team-b', (c) => c.reason === 'Reconciled', 'reconciled again');
+    await label(teamB, { team: 'ok' });
+    await eventually(client, 'configMaps', 'team-ok', teamB, (c) => c !== undefined, 'team-ok');
+    await condition(client, teamB, (c) => c.reason === 'Reconciled', 'reconciled again');
   });
 });
 
@@ -337,47 +342,49 @@ describe('a steady cluster', () => {
   it('gets no writes across resyncs', async () => {
     const registry = running?.client.registry;
     if (!registry) throw new Error('no controller');
-    await condition(client, 'team-a', (c) => c.reason === 'Reconciled', 'reconciled');
-    await condition(client, 'team-b', (c) => c.reason === 'Reconciled', 'reconciled');
-    // Let the last writes' own watch events settle.
-    await new Promise((r) => setTimeout(r, 1500));
+    await condition(client, teamA, (c) => c.reason === 'Reconciled', 'reconciled');
+    await condition(client, teamB, (c) => c.reason === 'Reconciled', 'reconciled');
+    // Two resyncs of both Profiles let the last writes' own watch events settle; the writes
+    // are counted across two more.
+    const resyncs = async (count: number) => {
+      const from = await counterTotal(registry, 'kfx_controller_reconcile_total');
+      await waitFor(
+        async () => {
+          const now = await counterTotal(registry, 'kfx_controller_reconcile_total');
+          return now >= from + count
+            ? { done: true, value: undefined }
+            : { done: false, saw: `${now - from} reconciles` };
+        },
+        { description: `${count} more reconciles`, timeoutMs: 60_000 },
+      );
+    };
+    await resyncs(4);
     const writes = await writeRequests(registry);
-    const reconciles = await counterTotal(registry, 'kfx_controller_reconcile_total');
-    await new Promise((r) => setTimeout(r, 5000));
-    expect(await counterTotal(registry, 'kfx_controller_reconcile_total')).toBeGreaterThanOrEqual(
-      reconciles + 4,
-    );
+    await resyncs(4);
     expect(await writeRequests(registry)).toBe(writes);
   });
 });
 
 describe('a deleted Profile', () => {
   it('takes its objects with it (garbage collection through the ownerReferences)', async () => {
-    await client.delete(resources.profiles, 'team-a', { propagationPolicy: 'Foreground' });
+    await client.delete(resources.profiles, teamA, { propagationPolicy: 'Foreground' });
     await eventually(
       client,
       'resourceQuotas',
       'quotas',
-      'team-a',
+      teamA,
       (q) => q === undefined,
       'quota deleted',
     );
     await waitFor(
       async () => {
-        const left = await client.list(resources.networkPolicies, { namespace: 'team-a' });
+        const left = await client.list(resources.networkPolicies, { namespace: teamA });
         return left.items.length === 0
           ? { done: true, value: 0 }
           : { done: false, saw: `${left.items.length} policies` };
       },
       { description: 'policies deleted' },
     );
-    await eventually(
-      client,
-      'profiles',
-      'team-a',
-      undefined,
-      (p) => p === undefined,
-      'Profile gone',
-    );
+    await eventually(client, 'profiles', teamA, undefined, (p) => p === undefined, 'Profile gone');
   });
 });

@@ -6,28 +6,38 @@
 // follows the RoleBindings Kubeflow's access management makes (a new binding reconciles the
 // Profile at once, with no resync), an opt-in app switched by a label value, and no writes from
 // a restarted controller on a steady cluster.
-// It owns its control plane: the controller acts on every Profile of the cluster (it has no
-// selector to keep to one file's), and the steady-cluster check counts every write it makes.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { installCrds, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+// On the package's shared plane: the controller selects this file's Profile only (so the
+// steady-cluster check counts the writes made for it alone); the AuthorizationPolicy CRD is
+// installed idempotently and no other file of the package installs it; the two Kubeflow
+// ClusterRoles are this file's alone, and deleted by it.
+import { isAlreadyExists, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { installCrds, useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   allowed,
   condition,
   counterTotal,
   createProfile,
   eventually,
+  fileProfiles,
   read,
   runController,
   testClient,
   writeRequests,
+  type FileProfiles,
   type Running,
 } from '../testing/harness.js';
 
-let env: ControlPlane | undefined;
+let env: SharedControlPlane | undefined;
 let running: Running | undefined;
 let client: KubeClient;
+let file: FileProfiles;
+let team = '';
+const KUBEFLOW_ROLES = [
+  ['kubeflow-edit', ['get', 'list', 'create', 'delete']],
+  ['kubeflow-view', ['get', 'list']],
+] as const;
 
 const AUTHORIZATION_POLICY_CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -123,29 +133,39 @@ type Policy = KubeObject & {
 };
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'kubeflow-parity');
   client = testClient(env);
+  file = fileProfiles(env);
+  team = file.name('k');
   await installCrds(env.kubeconfigPath, [AUTHORIZATION_POLICY_CRD]);
   // Kubeflow's aggregated roles, reduced to what the RBAC checks below ask about.
-  for (const [name, verbs] of [
-    ['kubeflow-edit', ['get', 'list', 'create', 'delete']],
-    ['kubeflow-view', ['get', 'list']],
-  ] as const) {
-    await client.create(resources.clusterRoles, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name },
-      rules: [{ apiGroups: [''], resources: ['pods'], verbs: [...verbs] }],
-    } as KubeObject);
+  for (const [name, verbs] of KUBEFLOW_ROLES) {
+    await client
+      .create(resources.clusterRoles, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: [...verbs] }],
+      } as KubeObject)
+      .catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      });
   }
   // A long resync: whatever happens below happens because a watch event said so.
-  running = await runController(env, CONFIG, { resyncSeconds: 600 });
+  running = await runController(env, CONFIG, {
+    resyncSeconds: 600,
+    profileSelector: file.selector,
+  });
 });
 
 afterAll(async () => {
   await running?.stop();
+  if (team) await client.delete(resources.profiles, team).catch(() => undefined);
+  for (const [name] of KUBEFLOW_ROLES) {
+    await client.delete(resources.clusterRoles, name).catch(() => undefined);
+  }
   client.close();
-  await env?.stop();
+  await env?.release();
 });
 
 const policy = (name: string, namespace: string) =>
@@ -155,54 +175,45 @@ const policyUsers = async (namespace: string) =>
 
 describe('a new Profile, on a cluster without the upstream Kubeflow profile controller', () => {
   it('gets the namespace, ServiceAccounts, bindings, quota and owner policy upstream makes', async () => {
-    await createProfile(
-      client,
-      'team-k',
-      {},
-      { namespace: false, resourceQuotaSpec: { hard: { 'requests.cpu': '4', pods: '20' } } },
-    );
-    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled');
-    const namespace = await read<V1Namespace>(client, 'namespaces', 'team-k');
+    await createProfile(client, team, file.labels, {
+      namespace: false,
+      resourceQuotaSpec: { hard: { 'requests.cpu': '4', pods: '20' } },
+    });
+    await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled');
+    const namespace = await read<V1Namespace>(client, 'namespaces', team);
     expect(namespace?.metadata?.labels).toMatchObject({
       'istio-injection': 'enabled',
       'app.kubernetes.io/part-of': 'kubeflow-profile',
     });
-    expect(namespace?.metadata?.annotations?.owner).toBe('team-k@example.com');
+    expect(namespace?.metadata?.annotations?.owner).toBe(`${team}@example.com`);
 
     // Notebooks and pipelines run as default-editor: the API server lets it edit, not the viewer.
-    const account = (name: string) => `system:serviceaccount:team-k:${name}`;
-    expect(await allowed(client, account('default-editor'), 'create', 'pods', 'team-k')).toBe(true);
-    expect(await allowed(client, account('default-viewer'), 'list', 'pods', 'team-k')).toBe(true);
-    expect(await allowed(client, account('default-viewer'), 'create', 'pods', 'team-k')).toBe(
-      false,
-    );
+    const account = (name: string) => `system:serviceaccount:${team}:${name}`;
+    expect(await allowed(client, account('default-editor'), 'create', 'pods', team)).toBe(true);
+    expect(await allowed(client, account('default-viewer'), 'list', 'pods', team)).toBe(true);
+    expect(await allowed(client, account('default-viewer'), 'create', 'pods', team)).toBe(false);
     expect(await allowed(client, account('default-editor'), 'create', 'pods', 'other')).toBe(false);
 
-    const quota = await read<V1ResourceQuota>(
-      client,
-      'resourceQuotas',
-      'kf-resource-quota',
-      'team-k',
-    );
+    const quota = await read<V1ResourceQuota>(client, 'resourceQuotas', 'kf-resource-quota', team);
     expect(quota?.spec?.hard).toEqual({ 'requests.cpu': '4', pods: '20' });
 
-    const owner = await policy('ns-owner-access-istio', 'team-k');
+    const owner = await policy('ns-owner-access-istio', team);
     expect(owner?.spec?.rules?.[0]?.when).toEqual([
-      { key: 'request.headers[kubeflow-userid]', values: ['team-k@example.com'] },
+      { key: 'request.headers[kubeflow-userid]', values: [`${team}@example.com`] },
     ]);
     expect(owner?.metadata?.labels?.['kfx.dev/reconciler']).toBe('templates');
   });
 
   it('has kf-resource-quota follow spec.resourceQuotaSpec: changed, kept while wrong, deleted when removed', async () => {
     const spec = (resourceQuotaSpec: unknown) =>
-      client.patch(resources.profiles, 'team-k', { spec: { resourceQuotaSpec } });
+      client.patch(resources.profiles, team, { spec: { resourceQuotaSpec } });
     const hard = (q: KubeObject | undefined) => (q as V1ResourceQuota | undefined)?.spec?.hard;
     await spec({ hard: { 'requests.cpu': '8', pods: null } });
     await eventually(
       client,
       'resourceQuotas',
       'kf-resource-quota',
-      'team-k',
+      team,
       (q) => JSON.stringify(hard(q)) === JSON.stringify({ 'requests.cpu': '8' }),
       'cpu 8, no pods',
     );
@@ -210,7 +221,7 @@ describe('a new Profile, on a cluster without the upstream Kubeflow profile cont
     await spec({ hard: { 'requests.cpu': 'lots' } });
     const refused = await condition(
       client,
-      'team-k',
+      team,
       (c) => c.reason === 'ReconciledWithWarnings',
       'a warning',
     );
@@ -218,7 +229,7 @@ describe('a new Profile, on a cluster without the upstream Kubeflow profile cont
       'profile-quota: spec.resourceQuotaSpec.hard["requests.cpu"]: "lots" is not a Kubernetes quantity',
     );
     // Nothing half-applied: the last good quota stays in force.
-    expect(hard(await read(client, 'resourceQuotas', 'kf-resource-quota', 'team-k'))).toEqual({
+    expect(hard(await read(client, 'resourceQuotas', 'kf-resource-quota', team))).toEqual({
       'requests.cpu': '8',
     });
 
@@ -227,11 +238,11 @@ describe('a new Profile, on a cluster without the upstream Kubeflow profile cont
       client,
       'resourceQuotas',
       'kf-resource-quota',
-      'team-k',
+      team,
       (q) => q === undefined,
       'quota deleted',
     );
-    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled again');
+    await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled again');
   });
 });
 
@@ -241,7 +252,7 @@ describe('contributors', () => {
     kind: 'RoleBinding',
     metadata: {
       name: `user-${user.replace(/[@.]/g, '-')}-clusterrole-${role}`,
-      namespace: 'team-k',
+      namespace: team,
       annotations: { user, role },
     },
     ...{
@@ -255,30 +266,30 @@ describe('contributors', () => {
   });
 
   it('join the contributor policy when Kubeflow shares the namespace with them, and leave it when unshared', async () => {
-    expect(await policyUsers('team-k')).toEqual(['team-k@example.com']);
+    expect(await policyUsers(team)).toEqual([`${team}@example.com`]);
     await client.create(resources.roleBindings, kfamBinding('bob@example.com', 'edit'));
     await client.create(resources.roleBindings, kfamBinding('carol@example.com', 'view'));
     await waitFor(
       async () => {
-        const users = await policyUsers('team-k');
+        const users = await policyUsers(team);
         return users?.length === 2
           ? { done: true, value: users }
           : { done: false, saw: JSON.stringify(users) };
       },
       { description: 'bob in the policy', timeoutMs: 30_000 },
     );
-    expect(await policyUsers('team-k')).toEqual(['team-k@example.com', 'bob@example.com']);
+    expect(await policyUsers(team)).toEqual([`${team}@example.com`, 'bob@example.com']);
 
     await client.delete(
       resources.roleBindings,
       kfamBinding('bob@example.com', 'edit').metadata?.name ?? '',
       {
-        namespace: 'team-k',
+        namespace: team,
       },
     );
     await waitFor(
       async () => {
-        const users = await policyUsers('team-k');
+        const users = await policyUsers(team);
         return users?.length === 1
           ? { done: true, value: users }
           : { done: false, saw: JSON.stringify(users) };
@@ -291,23 +302,16 @@ describe('contributors', () => {
 describe('an app a Profile opts into by a label value', () => {
   it('comes with its NetworkPolicy when the label says "true", and goes when it says otherwise', async () => {
     const optIn = (value: string | null) =>
-      client.patch(resources.profiles, 'team-k', {
+      client.patch(resources.profiles, team, {
         metadata: { labels: { 'sourcecontrol.example.com/enabled': value } },
       });
     await optIn('true');
-    await eventually(
-      client,
-      'configMaps',
-      'gitea-banner',
-      'team-k',
-      (c) => c !== undefined,
-      'the app',
-    );
+    await eventually(client, 'configMaps', 'gitea-banner', team, (c) => c !== undefined, 'the app');
     await eventually(
       client,
       'networkPolicies',
       'allow-gitea-to-postgres',
-      'team-k',
+      team,
       (p) => p !== undefined,
       'its policy',
     );
@@ -316,7 +320,7 @@ describe('an app a Profile opts into by a label value', () => {
       client,
       'configMaps',
       'gitea-banner',
-      'team-k',
+      team,
       (c) => c === undefined,
       'the app gone',
     );
@@ -324,7 +328,7 @@ describe('an app a Profile opts into by a label value', () => {
       client,
       'networkPolicies',
       'allow-gitea-to-postgres',
-      'team-k',
+      team,
       (p) => p === undefined,
       'its policy gone',
     );
@@ -334,9 +338,12 @@ describe('an app a Profile opts into by a label value', () => {
 describe('a steady cluster', () => {
   it('gets no writes from a restarted controller, nor across its resyncs', async () => {
     if (!env) throw new Error('no control plane');
-    await condition(client, 'team-k', (c) => c.reason === 'Reconciled', 'reconciled');
+    await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled');
     await running?.stop();
-    running = await runController(env, CONFIG, { resyncSeconds: 1 });
+    running = await runController(env, CONFIG, {
+      resyncSeconds: 1,
+      profileSelector: file.selector,
+    });
     const registry = running.client.registry;
     await waitFor(
       async () => {

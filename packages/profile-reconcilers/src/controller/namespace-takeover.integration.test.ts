@@ -3,8 +3,10 @@
 // like an existing namespace, or like a reserved one, changes nothing in it, binds its owner to
 // nothing, and deleting it deletes nothing; a namespace an administrator annotated for adoption
 // is managed without being owned; objects outside the Profile's namespace are never taken over.
-// It owns its control plane: the controller acts on every Profile of the cluster (it has no
-// selector to keep to one file's), and the test names and reserves namespaces cluster-wide.
+// It owns its control plane: its Profiles are named after namespaces that exist cluster-wide
+// (kube-system, a protected kfx-system, shared, legacy, victim-ns), which another file on the
+// same plane could hold or need; a selector would keep its controller to its Profiles, not
+// these names to it.
 import { resources, type KubeClient } from '@kfx/kube-runtime';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap } from '@kubernetes/client-node';

@@ -3,32 +3,37 @@
 // tampered copy put back, copies deleted with their source, when a selector stops matching and
 // when the config drops them; and never a Secret's value in the controller's logs (at trace
 // level), in Events or in a Profile's condition.
-// It owns its control plane: the controller acts on every Profile of the cluster (it has no
-// selector to keep to one file's), and copies Secrets into every Profile namespace.
+// On the package's shared plane: the source namespace is the file's own, and the controller
+// selects this file's Profiles only, so "every Profile namespace" is theirs.
 import { Writable } from 'node:stream';
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane, type ControlPlane } from '@kfx/testenv';
+import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
 import type { V1Secret } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Profile } from '../profile.js';
 import {
   condition,
   createProfile,
   eventMessages,
   eventually,
+  fileProfiles,
   profileEvents,
   read,
   runController,
   testClient,
+  type FileProfiles,
   type Running,
 } from '../testing/harness.js';
 
-let env: ControlPlane | undefined;
+let env: SharedControlPlane | undefined;
 let running: Running | undefined;
 let client: KubeClient;
-
-const SOURCE = 'platform-secrets';
+let file: FileProfiles;
+/** The namespace the Secrets are copied from: the file's own. */
+let SOURCE = '';
+let s1 = '';
+let s2 = '';
 /** Every value any Secret here ever holds: none may leak. */
 const VALUES = ['minio-access-Qx7', 's3cret-first-Zk9', 's3cret-second-Wm4', 'registry-pass-Jd2'];
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -57,20 +62,20 @@ const secret = (
 });
 
 const copies = (copy: unknown[]) => ({ secrets: { sourceNamespace: SOURCE, copy } });
-const CONFIG = copies([
-  { name: 'mlpipeline-minio-artifact' },
-  { name: 'missing-secret' },
-  { selector: { 'kfx.dev/copy': 'true' } },
-]);
+const config = () =>
+  copies([
+    { name: 'mlpipeline-minio-artifact' },
+    { name: 'missing-secret' },
+    { selector: { 'kfx.dev/copy': 'true' } },
+  ]);
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'secrets');
   client = testClient(env);
-  await client.create(resources.namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: SOURCE },
-  });
+  file = fileProfiles(env);
+  SOURCE = env.namespace;
+  s1 = file.name('s1');
+  s2 = file.name('s2');
   await client.create(
     resources.secrets,
     secret('mlpipeline-minio-artifact', {
@@ -86,22 +91,29 @@ beforeAll(async () => {
       { labels: { 'kfx.dev/copy': 'true' }, type: 'kubernetes.io/dockerconfigjson' },
     ),
   );
-  running = await runController(env, CONFIG, { resyncSeconds: 600, logger });
+  running = await runController(env, config(), {
+    resyncSeconds: 600,
+    logger,
+    profileSelector: file.selector,
+  });
 });
 
 afterAll(async () => {
   await running?.stop();
+  for (const name of [s1, s2]) {
+    if (name) await client.delete(resources.profiles, name).catch(() => undefined);
+  }
   client.close();
-  await env?.stop();
+  await env?.release();
 });
 
 const data = (s: KubeObject | undefined) => (s as V1Secret | undefined)?.data;
 
 describe('copies of Secrets', () => {
   it('are made in every Profile namespace, labelled as kfx-managed and naming their source', async () => {
-    await createProfile(client, 'team-s1');
-    await createProfile(client, 'team-s2');
-    for (const namespace of ['team-s1', 'team-s2']) {
+    await createProfile(client, s1, file.labels);
+    await createProfile(client, s2, file.labels);
+    for (const namespace of [s1, s2]) {
       const copy = await eventually<V1Secret>(
         client,
         'secrets',
@@ -133,7 +145,7 @@ describe('copies of Secrets', () => {
     }
     const warned = await condition(
       client,
-      'team-s1',
+      s1,
       (c) => c.reason === 'ReconciledWithWarnings',
       'a warning',
     );
@@ -149,7 +161,7 @@ describe('copies of Secrets', () => {
       { data: { secretkey: b64(VALUES[2] ?? '') } },
       { namespace: SOURCE },
     );
-    for (const namespace of ['team-s1', 'team-s2']) {
+    for (const namespace of [s1, s2]) {
       await eventually(
         client,
         'secrets',
@@ -163,21 +175,21 @@ describe('copies of Secrets', () => {
       resources.secrets,
       'mlpipeline-minio-artifact',
       { data: { secretkey: b64(VALUES[1] ?? '') } },
-      { namespace: 'team-s1', fieldManager: 'kubectl-edit' },
+      { namespace: s1, fieldManager: 'kubectl-edit' },
     );
     await eventually(
       client,
       'secrets',
       'mlpipeline-minio-artifact',
-      'team-s1',
+      s1,
       (s) => data(s)?.secretkey === b64(VALUES[2] ?? ''),
       'the copy put back',
     );
     const updated = await eventMessages(
       client,
-      'team-s1',
+      s1,
       'Updated',
-      /Secret team-s1\/mlpipeline-minio-artifact/,
+      new RegExp(`Secret ${s1}/mlpipeline-minio-artifact`),
     );
     expect(updated).toContain('data.secretkey: differs (Secret values are not shown)');
   });
@@ -189,7 +201,7 @@ describe('copies of Secrets', () => {
       { metadata: { labels: { 'kfx.dev/copy': 'no' } } },
       { namespace: SOURCE },
     );
-    for (const namespace of ['team-s1', 'team-s2']) {
+    for (const namespace of [s1, s2]) {
       await eventually(
         client,
         'secrets',
@@ -204,15 +216,15 @@ describe('copies of Secrets', () => {
       client,
       'secrets',
       'mlpipeline-minio-artifact',
-      'team-s2',
+      s2,
       (s) => s === undefined,
       'the copy gone',
     );
     await eventMessages(
       client,
-      'team-s2',
+      s2,
       'Deleted',
-      /deleted Secret team-s2\/mlpipeline-minio-artifact/,
+      new RegExp(`deleted Secret ${s2}/mlpipeline-minio-artifact`),
     );
   });
 
@@ -226,7 +238,7 @@ describe('copies of Secrets', () => {
       client,
       'secrets',
       'mlpipeline-minio-artifact',
-      'team-s1',
+      s1,
       (s) => s !== undefined,
       'copied again',
     );
@@ -234,13 +246,13 @@ describe('copies of Secrets', () => {
     running = await runController(
       env,
       copies([{ name: 'mlpipeline-minio-artifact', targetName: 'artifact-store' }]),
-      { resyncSeconds: 600, logger },
+      { resyncSeconds: 600, logger, profileSelector: file.selector },
     );
     await eventually(
       client,
       'secrets',
       'artifact-store',
-      'team-s1',
+      s1,
       (s) => s !== undefined,
       'the renamed copy',
     );
@@ -248,20 +260,19 @@ describe('copies of Secrets', () => {
       client,
       'secrets',
       'mlpipeline-minio-artifact',
-      'team-s1',
+      s1,
       (s) => s === undefined,
       'the old copy gone',
     );
-    await condition(client, 'team-s1', (c) => c.reason === 'Reconciled', 'reconciled');
+    await condition(client, s1, (c) => c.reason === 'Reconciled', 'reconciled');
   });
 
   it('never show a value in logs, Events or conditions', async () => {
-    const events = [
-      ...(await profileEvents(client, 'team-s1')),
-      ...(await profileEvents(client, 'team-s2')),
-    ].map((e) => `${e.reason ?? ''} ${e.message ?? ''}`);
+    const events = [...(await profileEvents(client, s1)), ...(await profileEvents(client, s2))].map(
+      (e) => `${e.reason ?? ''} ${e.message ?? ''}`,
+    );
     const conditions = await Promise.all(
-      ['team-s1', 'team-s2'].map(async (name) =>
+      [s1, s2].map(async (name) =>
         JSON.stringify((await read<Profile>(client, 'profiles', name))?.status ?? {}),
       ),
     );
