@@ -60,7 +60,7 @@ export const rbacName = z
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** A label value: at most 63 characters, empty or alphanumeric at both ends. */
-export const labelValue = z
+const labelValue = z
   .string()
   .max(63)
   .regex(LABEL_VALUE, 'expected a label value (at most 63 letters, digits, "-", "_" or ".")');
