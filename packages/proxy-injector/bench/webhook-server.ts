@@ -29,7 +29,7 @@ const webhook = () => {
       nodeUseEnvProxy: process.env.EXTRAS === '1',
       javaToolOptions: process.env.EXTRAS === '1',
     }),
-    { logger: benchLogger, environment: {} },
+    { logger: benchLogger(), environment: {} },
   );
 };
 await serveForBench(createAdmissionServer({ ...benchServerOptions(), webhooks: [webhook()] }));

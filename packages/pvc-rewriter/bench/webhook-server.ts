@@ -20,6 +20,6 @@ const webhook =
             { accessModes: ['ReadWriteMany'], storageClassName: 'nfs-client' },
           ],
         }),
-        { logger: benchLogger },
+        { logger: benchLogger() },
       );
 await serveForBench(createAdmissionServer({ ...benchServerOptions(), webhooks: [webhook] }));

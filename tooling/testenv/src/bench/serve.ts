@@ -5,11 +5,16 @@
 // depends on testenv for its tests.
 import { pino, type Logger } from 'pino';
 
-/** Logs at info, as in production (a log line per review is part of the cost), to /dev/null. */
-export const benchLogger: Logger = pino(
-  { level: 'info' },
-  pino.destination({ dest: '/dev/null', sync: true }),
-);
+let logger: Logger | undefined;
+
+/**
+ * Logs at info, as in production (a log line per review is part of the cost), to /dev/null. One
+ * per process, made on first call (tests that import the kit for notebookPod open nothing).
+ */
+export function benchLogger(): Logger {
+  logger ??= pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true }));
+  return logger;
+}
 
 /**
  * The listening part of the server options: the launcher's TLS files, the loopback address, ports
@@ -23,7 +28,7 @@ export function benchServerOptions() {
     port: 0,
     metricsHost: '127.0.0.1',
     metricsPort: 0,
-    logger: benchLogger,
+    logger: benchLogger(),
   };
 }
 
