@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parseYamlDocuments } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -80,9 +80,7 @@ describe('kfx', () => {
       '--service-account',
       'ci:uat-runner',
     ]);
-    const docs = parseAllDocuments(stdout).map(
-      (doc) => doc.toJS() as { kind: string; subjects?: unknown[] },
-    );
+    const docs = parseYamlDocuments<{ kind: string; subjects?: unknown[] }>(stdout, 'kfx uat rbac');
     expect(docs.map((d) => d.kind)).toEqual([
       'ClusterRole',
       'ClusterRoleBinding',

@@ -4,6 +4,7 @@ import { pvcRewriterRegistration } from '@kfx/pvc-rewriter';
 import {
   applyManifests,
   ensureBinaries,
+  parseYamlDocuments,
   startControlPlane,
   waitFor,
   type ControlPlane,
@@ -15,7 +16,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { parseConfig } from './config.js';
 import { HANDLERS } from './webhooks.js';
 
@@ -53,9 +53,7 @@ afterAll(async () => {
 async function template(...set: string[]): Promise<Rendered[]> {
   const args = ['template', 'kfx', chart, '--namespace', 'kfx-system', '--kube-version', '1.37.0'];
   const { stdout } = await exec(helm, [...args, ...set.flatMap((s) => ['--set', s])]);
-  return parseAllDocuments(stdout)
-    .map((document) => document.toJS() as Rendered | null)
-    .filter((object): object is Rendered => object !== null);
+  return parseYamlDocuments<Rendered>(stdout, `helm template kfx ${chart} ${set.join(' ')}`);
 }
 
 function find(objects: Rendered[], kind: string): Rendered {
@@ -216,7 +214,7 @@ describe('the kfx-webhook Helm chart', () => {
   it('writes a configuration file that kfx-webhook accepts', async () => {
     const objects = await template('proxyInjector.config.httpProxy=http://proxy.corp:3128');
     const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
-    const document: unknown = parseAllDocuments(configMap.data['config.yaml'])[0]?.toJS();
+    const document: unknown = parseYamlDocuments(configMap.data['config.yaml'], 'config.yaml')[0];
     const config = parseConfig(document, HANDLERS);
     expect(config.tls).toEqual({
       certFile: '/etc/kfx-webhook/tls/tls.crt',
@@ -307,7 +305,7 @@ describe('the kfx-webhook Helm chart', () => {
   it('passes the server limits into the configuration file', async () => {
     const objects = await template('limits.maxInFlight=64', 'limits.maxInFlightBytes=33554432');
     const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
-    const document: unknown = parseAllDocuments(configMap.data['config.yaml'])[0]?.toJS();
+    const document: unknown = parseYamlDocuments(configMap.data['config.yaml'], 'config.yaml')[0];
     expect(parseConfig(document, HANDLERS).limits).toEqual({
       maxInFlight: 64,
       maxInFlightBytes: 33_554_432,

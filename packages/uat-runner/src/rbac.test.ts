@@ -1,7 +1,7 @@
 import type { V1ClusterRole, V1PolicyRule, V1RoleBinding } from '@kubernetes/client-node';
 import type { KubeObject } from '@kfx/kube-runtime';
+import { parseYamlDocuments } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { parseServiceAccount, rbacObjects, rbacYaml } from './rbac.js';
 import { requesterIs } from './rbac-policy.js';
 
@@ -93,8 +93,9 @@ describe('rbacObjects for an existing namespace', () => {
 
 describe('rbacYaml', () => {
   it('is YAML documents kubectl can apply, binding the default service account', () => {
-    const docs = parseAllDocuments(rbacYaml({ name: 'uat' })).map(
-      (d) => d.toJS() as KubeObject & { subjects?: unknown[] },
+    const docs = parseYamlDocuments<KubeObject & { subjects?: unknown[] }>(
+      rbacYaml({ name: 'uat' }),
+      'rbacYaml',
     );
     expect(docs.map((d) => d.kind)).toEqual([
       'ClusterRole',

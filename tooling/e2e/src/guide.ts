@@ -4,7 +4,7 @@
 // one is missing or malformed.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '@kfx/testenv';
 
 export const GUIDES_DIR = fileURLToPath(new URL('../../../docs/migration/', import.meta.url));
 
@@ -82,16 +82,7 @@ export function readGuide(file: string, dir = GUIDES_DIR): Guide {
     text: (name) => block(name).text,
     yaml<T>(name: string): T[] {
       const found = block(name);
-      return parseAllDocuments(found.text).flatMap((document, index) => {
-        const error = document.errors[0];
-        if (error) {
-          throw new Error(
-            `${file}:${found.line}: kfx-check=${name}, YAML document ${index + 1}: ${error.message}`,
-          );
-        }
-        const value = document.toJS() as T | null;
-        return value === null ? [] : [value];
-      });
+      return parseYamlDocuments<T>(found.text, `${file}:${found.line}: kfx-check=${name}`);
     },
   };
 }

@@ -1,6 +1,5 @@
 // What a Helm release put into the cluster, and proof that an uninstall took it all back out.
-import { waitFor } from '@kfx/testenv';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments, waitFor } from '@kfx/testenv';
 import { helmOk } from './helm.js';
 import { difference, inventory } from './inventory.js';
 
@@ -25,14 +24,13 @@ export async function installedObjects(
     '--kubeconfig',
     kubeconfigPath,
   ]);
-  return parseAllDocuments(manifest)
-    .map((document) => document.toJS() as ManifestObject | null)
-    .filter((object): object is ManifestObject => object !== null)
-    .map((object) => {
+  return parseYamlDocuments<ManifestObject>(manifest, `helm get manifest ${release}`).map(
+    (object) => {
       const apiVersion = object.apiVersion ?? '';
       const group = apiVersion.includes('/') ? `.${apiVersion.split('/')[0] ?? ''}` : '';
       return `${object.kind ?? '?'}${group} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? '?'}`;
-    });
+    },
+  );
 }
 
 /** The release's current revision number. */

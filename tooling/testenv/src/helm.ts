@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { ensureBinaries } from './build.js';
-import { toObjects, type KubectlRun } from './objects.js';
+import type { KubectlRun } from './objects.js';
+import { parseYamlDocuments } from './yaml-documents.js';
 
 /** `helm template` cannot ask an apiserver; the charts need 1.30+, the test bed runs 1.37. */
 export const KUBE_VERSION = '1.37.0';
@@ -70,5 +71,5 @@ export async function renderChart(chart: string, options: RenderOptions): Promis
       file,
     ]),
   );
-  return toObjects(stdout) as Rendered[];
+  return parseYamlDocuments<Rendered>(stdout, `helm template ${options.release} ${chart}`);
 }

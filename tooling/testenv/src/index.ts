@@ -86,3 +86,4 @@ export {
   type WebhookRegistration,
   type WebhookTls,
 } from './webhooks.js';
+export { parseYamlDocuments, type YamlDocumentsOptions } from './yaml-documents.js';

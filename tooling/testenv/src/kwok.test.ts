@@ -1,14 +1,13 @@
-import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { KWOK_ANNOTATIONS, kwokConfigYaml } from './kwok.js';
+import { parseYamlDocuments } from './yaml-documents.js';
 
 describe('kwokConfigYaml', () => {
-  const docs = parseAllDocuments(
-    kwokConfigYaml({ serverPort: 10250, extra: [{ kind: 'ClusterLogs' }] }),
-  ).map(
-    (d) =>
-      d.toJS() as { kind: string; metadata?: { name: string }; options?: Record<string, unknown> },
-  );
+  const docs = parseYamlDocuments<{
+    kind: string;
+    metadata?: { name: string };
+    options?: Record<string, unknown>;
+  }>(kwokConfigYaml({ serverPort: 10250, extra: [{ kind: 'ClusterLogs' }] }), 'kwokConfigYaml');
 
   it('serves kubelet endpoints (logs) from 127.0.0.1 on the given port', () => {
     expect(docs[0]?.options).toMatchObject({

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import { ensureBinaries } from './build.js';
 import { waitFor } from './wait.js';
+import { parseYamlDocuments } from './yaml-documents.js';
 
 export const FIELD_MANAGER = 'kfx-testenv';
 
@@ -29,13 +29,7 @@ export function toObjects(manifests: Manifests): KubernetesObject[] {
   if (typeof manifests !== 'string') {
     return isList(manifests) ? [...manifests] : [manifests];
   }
-  return parseAllDocuments(manifests).flatMap((doc, i) => {
-    if (doc.errors.length > 0) {
-      throw new Error(`YAML document ${i + 1}: ${doc.errors[0]?.message ?? 'invalid'}`);
-    }
-    const value = doc.toJS() as KubernetesObject | null;
-    return value ? [value] : [];
-  });
+  return parseYamlDocuments<KubernetesObject>(manifests, 'manifests');
 }
 
 /** A kubeconfig file path, or a KubeConfig object (written to a temporary file for the call). */

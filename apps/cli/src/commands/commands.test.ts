@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parseYamlDocuments } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -105,7 +106,9 @@ describe('kfx webhook manifests', () => {
 describe('kfx expose-api', () => {
   it('renders the proxy manifests with the kfx CLI image', async () => {
     const { stdout } = await kfx('expose-api', 'manifests', '--external-address', '203.0.113.10');
-    const kinds = parseAllDocuments(stdout).map((d) => (d.toJS() as { kind: string }).kind);
+    const kinds = parseYamlDocuments<{ kind: string }>(stdout, 'kfx expose-api manifests').map(
+      (d) => d.kind,
+    );
     expect(kinds).toContain('Deployment');
     const { version } = JSON.parse(
       readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import { parseYamlDocuments } from '@kfx/testenv';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import type { CertManagerObject } from '../manifests/certificates.js';
 import { renderManifests, type RenderManifestsOptions } from './manifests.js';
 
@@ -35,9 +35,9 @@ describe('renderManifests', () => {
   it('quotes annotation values kubectl would read as booleans (ingress-nginx "off")', async () => {
     const { yaml } = await render({ expose: 'ingress', externalAddress: ['k8s-api.example.org'] });
     // kubectl parses YAML 1.1, where a bare off is false and fails an annotation's string type.
-    const docs = parseAllDocuments(yaml, { version: '1.1' }).map(
-      (d) => d.toJS() as Partial<V1Ingress>,
-    );
+    const docs = parseYamlDocuments<Partial<V1Ingress>>(yaml, 'renderManifests', {
+      version: '1.1',
+    });
     const ingress = docs.find((d) => d.kind === 'Ingress');
     const annotations = ingress?.metadata?.annotations ?? {};
     expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
@@ -152,7 +152,7 @@ describe('renderManifests', () => {
 
   it('renders one YAML stream in apply order', async () => {
     const { yaml } = await render();
-    const kinds = parseAllDocuments(yaml).map((d) => (d.toJS() as Named).kind);
+    const kinds = parseYamlDocuments<Named>(yaml, 'renderManifests').map((d) => d.kind);
     expect(kinds).toEqual([
       'ServiceAccount',
       'Issuer',

@@ -7,10 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeClient, resourcePath } from '@kfx/kube-runtime';
-import { ensureBinaries, startControlPlane, type ControlPlane } from '@kfx/testenv';
+import {
+  ensureBinaries,
+  parseYamlDocuments,
+  startControlPlane,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { renderManifests, type RenderManifestsOptions } from '../commands/manifests.js';
 
 const run = promisify(execFile);
@@ -106,9 +110,7 @@ describe('rendered manifests', () => {
         ['template', 'kfx-expose-api', chart, '--namespace', 'kfx-system'],
         { env: helmEnv },
       );
-      const fromHelm = parseAllDocuments(stdout)
-        .map((d) => d.toJS() as Obj | null)
-        .filter((o): o is Obj => o !== null);
+      const fromHelm = parseYamlDocuments<Obj>(stdout, `helm template kfx-expose-api ${chart}`);
       const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
       const sorted = (list: Obj[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
       expect(sorted(fromHelm)).toEqual(sorted(objects as Obj[]));
