@@ -7,6 +7,14 @@ export {
   type BackoffOptions,
 } from './backoff.js';
 export { ConfigError, describeIssues, keyPath, type ConfigIssue } from './config-issues.js';
+export {
+  isLabelKey,
+  isLabelValue,
+  labelSelectorQuery,
+  matchesLabelSelector,
+  type LabelSelector,
+  type Labels,
+} from './label-selector.js';
 export { KubeClient, type KubeClientOptions, type Query, type RequestOptions } from './client.js';
 export {
   describePath,

@@ -1,8 +1,8 @@
 // Which Profiles a controller reconciles: a Kubernetes label selector (matchLabels and
 // matchExpressions, as in metav1.LabelSelector), checked when the config is loaded and sent to
 // the API server as the Profile watch's labelSelector, so a controller never sees the others.
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
-import { labelSelector, selectorQuery, type LabelSelector } from './schemas.js';
+import { ConfigError, describeIssues, labelSelectorQuery } from '@kfx/kube-runtime';
+import { labelSelector, type LabelSelector } from './schemas.js';
 
 /** Which Profiles a controller reconciles; `{}` (or none) selects every Profile. */
 export type ProfileSelector = LabelSelector;
@@ -25,5 +25,5 @@ export function parseProfileSelector(
 /** The Profile watch's labelSelector query; undefined when the selector selects everything. */
 export function profileSelectorQuery(selector: ProfileSelector | undefined): string | undefined {
   if (selector === undefined) return undefined;
-  return selectorQuery(selector) || undefined;
+  return labelSelectorQuery(selector) || undefined;
 }

@@ -1,6 +1,6 @@
 // zod pieces the reconcilers' config schemas share: quantities, label prefixes and Kubernetes
 // names, each with a message that says what was expected.
-import { parseQuantity } from '@kfx/kube-runtime';
+import { isLabelKey, isLabelValue, parseQuantity } from '@kfx/kube-runtime';
 import { z } from 'zod';
 
 const quantity = z
@@ -32,22 +32,10 @@ export const dnsLabel = z
   .max(63)
   .regex(DNS_LABEL, 'expected a lower-case DNS label (a-z, 0-9, "-")');
 
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
-
 /** A full label key, `prefix/name` or `name`. */
-export const labelKey = z.string().refine(
-  (key) => {
-    const slash = key.lastIndexOf('/');
-    const name = key.slice(slash + 1);
-    const prefix = slash < 0 ? undefined : key.slice(0, slash);
-    return (
-      name.length <= 63 &&
-      LABEL_NAME.test(name) &&
-      (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)))
-    );
-  },
-  { message: 'expected a label key such as example.com/name' },
-);
+export const labelKey = z
+  .string()
+  .refine(isLabelKey, { message: 'expected a label key such as example.com/name' });
 
 /** RBAC objects take any name a URL path segment can hold (upstream uses `namespaceAdmin`). */
 export const rbacName = z
@@ -57,13 +45,10 @@ export const rbacName = z
     message: 'expected an RBAC name (no "/" or "%", not "." or "..")',
   });
 
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
 /** A label value: at most 63 characters, empty or alphanumeric at both ends. */
 const labelValue = z
   .string()
-  .max(63)
-  .regex(LABEL_VALUE, 'expected a label value (at most 63 letters, digits, "-", "_" or ".")');
+  .refine(isLabelValue, 'expected a label value (at most 63 letters, digits, "-", "_" or ".")');
 
 const selectorRequirement = z
   .strictObject({
@@ -107,14 +92,3 @@ export const labelSelector = z.strictObject({
 });
 
 export type LabelSelector = z.infer<typeof labelSelector>;
-
-/** The selector in the API's query syntax: `team=a,tier in (gold,silver),!legacy`. */
-export function selectorQuery(selector: LabelSelector): string {
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
-    if (operator === 'Exists') parts.push(key);
-    else if (operator === 'DoesNotExist') parts.push(`!${key}`);
-    else parts.push(`${key} ${operator === 'In' ? 'in' : 'notin'} (${values.join(',')})`);
-  }
-  return parts.join(',');
-}

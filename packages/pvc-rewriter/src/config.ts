@@ -1,7 +1,7 @@
 // The `pvcRewriter` section of the kfx-webhook configuration. Rules are checked at start-up: a
 // bad rule stops the process with the rule's key path instead of rewriting claims wrongly.
 import { z } from 'zod';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, isLabelKey, isLabelValue } from '@kfx/kube-runtime';
 import {
   DATA_SOURCE_POLICIES,
   DEFAULT_DATA_SOURCE_POLICY,
@@ -14,18 +14,10 @@ const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWri
 
 const DNS_SUBDOMAIN =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_NAME = /^(?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^((?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 function typed(expected: string) {
   return (issue: { input?: unknown }) =>
     issue.input === undefined ? 'Required' : `expected ${expected}`;
-}
-
-function isLabelKey(key: string): boolean {
-  const slash = key.lastIndexOf('/');
-  if (slash < 0) return LABEL_NAME.test(key);
-  return DNS_SUBDOMAIN.test(key.slice(0, slash)) && LABEL_NAME.test(key.slice(slash + 1));
 }
 
 const className = z.string({ error: typed('a StorageClass name') }).regex(DNS_SUBDOMAIN, {
@@ -57,7 +49,9 @@ const labelKey = z
   .refine(isLabelKey, { error: 'expected a label key such as team or example.com/tier' });
 const labelValue = z
   .string({ error: typed('a label value (quote numbers and booleans)') })
-  .regex(LABEL_VALUE, { error: 'expected a label value (at most 63 letters, digits, -, _ or .)' });
+  .refine(isLabelValue, {
+    error: 'expected a label value (at most 63 letters, digits, -, _ or .)',
+  });
 
 const requirement = z
   .strictObject(

@@ -9,7 +9,7 @@ export {
   type PvcRewriterConfig,
   type PvcRewriterConfigInput,
 } from './config.js';
-export type { Labels } from './label-selector.js';
+export type { Labels } from '@kfx/kube-runtime';
 export { SKIPPED_CLAIMS_METRIC } from './metrics.js';
 export { previewPvcRewrite, type PvcPreview, type PvcPreviewOptions } from './preview.js';
 export { pvcRewriterRegistration } from './registration.js';

@@ -3,7 +3,7 @@
 // with a namespaceSelector does not match, exactly as in a webhook without API access.
 import { buildPatch, type PatchOperation } from '@kfx/admission-core';
 import type { PvcRewriterConfig } from './config.js';
-import { formatSelector, type Labels } from './label-selector.js';
+import { labelSelectorQuery, type Labels } from '@kfx/kube-runtime';
 import { DEFAULT_VOLUME_MODES } from './movable.js';
 import { claimRef, rewriteClaim, ruleName, type Claim } from './rewrite.js';
 
@@ -54,7 +54,8 @@ export function previewPvcRewrite(
     const { rule, index } = outcome.match;
     const parts = [`accessModes ${rule.accessModes.join(',')}`];
     if (rule.fromStorageClassNames) parts.push(`from ${rule.fromStorageClassNames.join(',')}`);
-    if (rule.namespaceSelector) parts.push(`namespaces ${formatSelector(rule.namespaceSelector)}`);
+    if (rule.namespaceSelector)
+      parts.push(`namespaces ${labelSelectorQuery(rule.namespaceSelector) || '(everything)'}`);
     if (rule.dataSource === 'rewrite') parts.push('dataSource rewrite');
     const modes: readonly string[] = rule.volumeModes ?? DEFAULT_VOLUME_MODES;
     if (modes.join() !== DEFAULT_VOLUME_MODES.join()) parts.push(`volumeModes ${modes.join(',')}`);

@@ -1,7 +1,7 @@
 // Which rule, if any, applies to a PersistentVolumeClaim. First match wins; a rule that would
 // match but must leave the claim on its class (a data source, a block volume) does not match it,
 // so a later rule that takes such claims still can.
-import { matchesSelector, type LabelSelector, type Labels } from './label-selector.js';
+import { matchesLabelSelector, type LabelSelector, type Labels } from '@kfx/kube-runtime';
 import { holds, type Hold, type MovableRule, type MovableSpec } from './movable.js';
 
 /** Stands for "the claim names no storageClassName" in `fromStorageClassNames`. */
@@ -93,7 +93,7 @@ export function matchRule(
         undecided.push({ index, why: namespace?.unknown ?? 'the namespace labels are not known' });
         continue;
       }
-      if (!matchesSelector(rule.namespaceSelector, namespace.labels)) continue;
+      if (!matchesLabelSelector(rule.namespaceSelector, namespace.labels)) continue;
     }
     // A claim already on the rule's class stays there either way: that is a match, not a skip.
     const held = rule.storageClassName === current ? [] : holds(rule, spec, ruleName(index));
