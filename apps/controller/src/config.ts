@@ -2,7 +2,6 @@
 // validated by @kfx/profile-reconcilers), plus the controller's own knobs. Read and validated at
 // start; every problem is reported with its key, and the process stops before touching the
 // cluster.
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   DEFAULT_PROTECTED_NAMESPACES,
@@ -13,8 +12,7 @@ import {
   type EnabledReconciler,
   type ProfileSelector,
 } from '@kfx/profile-reconcilers';
-import { ConfigError, describeIssues, messageOf } from '@kfx/kube-runtime';
-import { parse } from 'yaml';
+import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime';
 import { z } from 'zod';
 
 const seconds = (fallback: number) => z.number().int().positive().default(fallback);
@@ -103,24 +101,5 @@ export function loadConfig(file: string | undefined): ControllerConfig {
   if (file === undefined)
     return configFrom({}, process.cwd(), 'built-in defaults (quotas, limitrange)');
   const path = resolve(file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([
-      `--config ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    ]);
-  }
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigError([
-      `--config ${file}: not valid YAML: ${messageOf(error).split('\n')[0] ?? ''}`,
-    ]);
-  }
-  if (document !== null && (typeof document !== 'object' || Array.isArray(document))) {
-    throw new ConfigError([`--config ${file}: expected a mapping of settings at the top level`]);
-  }
-  return configFrom(document, dirname(path), path);
+  return configFrom(readConfigFile(path), dirname(path), path);
 }

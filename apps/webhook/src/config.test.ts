@@ -128,7 +128,7 @@ describe('loadConfig', () => {
   it('reads YAML', async () => {
     const file = join(dir, 'good.yaml');
     await writeFile(file, 'port: 9443\ntls:\n  certFile: /c\n  keyFile: /k\n');
-    expect(await loadConfig(file, HANDLERS)).toMatchObject({
+    expect(loadConfig(file, HANDLERS)).toMatchObject({
       port: 9443,
       tls: { certFile: '/c', keyFile: '/k' },
     });
@@ -137,17 +137,19 @@ describe('loadConfig', () => {
   it('names the file with the problems', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'tls:\n  certFile: /c\n');
-    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(
+    expect(() => loadConfig(file, HANDLERS)).toThrow(
       `invalid configuration ${file}:\n  tls.keyFile: Required`,
     );
   });
 
   it('says when the file is missing or not YAML', async () => {
-    await expect(loadConfig(join(dir, 'missing.yaml'), HANDLERS)).rejects.toThrow(
+    expect(() => loadConfig(join(dir, 'missing.yaml'), HANDLERS)).toThrow(
       /cannot read .*missing\.yaml: ENOENT/,
     );
     const file = join(dir, 'broken.yaml');
     await writeFile(file, 'tls: [unclosed\n');
-    await expect(loadConfig(file, HANDLERS)).rejects.toThrow(`${file} is not YAML`);
+    expect(() => loadConfig(file, HANDLERS)).toThrow(`${file} is not valid YAML`);
+    await writeFile(file, '- port: 9443\n');
+    expect(() => loadConfig(file, HANDLERS)).toThrow(`${file}: expected a mapping of settings`);
   });
 });

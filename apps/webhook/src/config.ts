@@ -1,8 +1,6 @@
 // The kfx-webhook configuration file: YAML, checked in full at start-up. A wrong key or value
 // stops the process with the key's path (`tls.certFile: Required`) before anything listens.
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
-import { ConfigError, describeIssues, messageOf } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import type { HandlerFactory } from './webhooks.js';
 
@@ -126,22 +124,8 @@ export function parseConfig(
 }
 
 /** Reads and checks the YAML file; a ConfigError names the file and every bad key. */
-export async function loadConfig(
-  file: string,
-  handlers: readonly HandlerFactory[],
-): Promise<WebhookAppConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError([`cannot read ${file}: ${messageOf(error)}`]);
-  }
-  let document: unknown;
-  try {
-    document = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError([`${file} is not YAML: ${messageOf(error)}`]);
-  }
+export function loadConfig(file: string, handlers: readonly HandlerFactory[]): WebhookAppConfig {
+  const document = readConfigFile(file);
   try {
     return parseConfig(document, handlers);
   } catch (error) {

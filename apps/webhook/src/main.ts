@@ -91,7 +91,7 @@ async function main(args: string[]): Promise<number | undefined> {
     return EXIT.badConfig;
   }
   // An unreadable or invalid file throws a ConfigError naming it and every bad key: exit 2.
-  const config = await loadConfig(values.config, HANDLERS);
+  const config = loadConfig(values.config, HANDLERS);
   // Written asynchronously, so that no admission waits on stdout: the lines of a busy moment go
   // out in one write instead of one write each. Up to 4 MiB of lines wait for a slow stdout (more
   // are dropped rather than held); what waits is written out on exit.

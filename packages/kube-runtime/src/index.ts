@@ -7,6 +7,7 @@ export {
   type BackoffOptions,
 } from './backoff.js';
 export { ConfigError, describeIssues, keyPath, type ConfigIssue } from './config-issues.js';
+export { parseConfigText, readConfigFile, type ConfigDocument } from './config-file.js';
 export {
   isLabelKey,
   isLabelValue,
