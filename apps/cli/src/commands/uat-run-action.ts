@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { RUN_DEFAULTS, runUat } from '@kfx/uat-runner';
 import { cliLogger, kubeClient } from '../cli-kube.js';
 import { globalOptions, type GlobalOptions } from '../cli-options.js';
-import { createRenderer, stdoutOutput } from '../cli-render.js';
+import { createRenderer, stdoutOutput } from '../render/render.js';
 import { abortOnSignals } from '../cli-signals.js';
 import { runInputFrom, type RunFlags, type RunInput } from './uat-run-input.js';
 

@@ -16,7 +16,7 @@ import {
 import { messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import type { GlobalOptions } from '../cli-options.js';
-import type { OutputFormat } from '../cli-render.js';
+import type { OutputFormat } from '../render/render.js';
 
 export interface RunFlags {
   profile?: string | undefined;

@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { formatDuration, RUN_DEFAULTS } from '@kfx/uat-runner/options';
 import { EXIT_CODES_HELP } from '../cli-exit.js';
-import { OUTPUT_FORMATS } from '../cli-render.js';
+import { OUTPUT_FORMATS } from '../render/render.js';
 
 const d = formatDuration;
 

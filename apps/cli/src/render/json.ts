@@ -1,7 +1,7 @@
 // `--output json`: one JSON object per line on stdout — every event with its time, then the
 // result (the same object as summary.json) with "type": "result". `jq` reads it as it comes.
 import type { RunEvent, UatResult } from '@kfx/uat-runner';
-import type { Output, Renderer } from './cli-render-common.js';
+import type { Output, Renderer } from './common.js';
 
 export class JsonRenderer implements Renderer {
   constructor(

@@ -4,8 +4,8 @@
 // line cannot be redrawn.
 import type { RunEvent, StepName, UatResult } from '@kfx/uat-runner';
 import { formatDuration } from '@kfx/uat-runner/options';
-import { resultLine, type Output, type Renderer } from './cli-render-common.js';
-import { plainText } from './cli-render-plain.js';
+import { resultLine, type Output, type Renderer } from './common.js';
+import { plainText } from './plain.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\u001b[2K';

@@ -1,11 +1,11 @@
 // How `kfx uat run` shows a run: a live step list with spinners on a terminal, plain timestamped
 // lines in CI (no TTY, or CI set), JSON lines for machines. All three read the same events.
-import { JsonRenderer } from './cli-render-json.js';
-import { PlainRenderer } from './cli-render-plain.js';
-import { TtyRenderer } from './cli-render-tty.js';
-import type { Output, Renderer } from './cli-render-common.js';
+import { JsonRenderer } from './json.js';
+import { PlainRenderer } from './plain.js';
+import { TtyRenderer } from './tty.js';
+import type { Output, Renderer } from './common.js';
 
-export type { Output, Renderer } from './cli-render-common.js';
+export type { Output, Renderer } from './common.js';
 
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -1,7 +1,7 @@
 // Plain output for CI logs: one timestamped line per event, nothing redrawn, no colour.
 import type { RunEvent, UatResult } from '@kfx/uat-runner';
 import { formatDuration } from '@kfx/uat-runner/options';
-import { resultLine, type Output, type Renderer } from './cli-render-common.js';
+import { resultLine, type Output, type Renderer } from './common.js';
 
 const ICONS = { start: '▶', done: '✓', failed: '✗', skipped: '-' } as const;
 

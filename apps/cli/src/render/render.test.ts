@@ -1,9 +1,9 @@
 import type { RunEvent, UatResult } from '@kfx/uat-runner';
 import { describe, expect, it } from 'vitest';
-import { createRenderer, inCi, type Output } from './cli-render.js';
-import { JsonRenderer } from './cli-render-json.js';
-import { PlainRenderer } from './cli-render-plain.js';
-import { TtyRenderer } from './cli-render-tty.js';
+import { createRenderer, inCi, type Output } from './render.js';
+import { JsonRenderer } from './json.js';
+import { PlainRenderer } from './plain.js';
+import { TtyRenderer } from './tty.js';
 
 function output(isTTY = false, columns = 60): Output & { text: () => string } {
   let text = '';

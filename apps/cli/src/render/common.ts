@@ -1,5 +1,5 @@
 // What the three renderers of `kfx uat run` share: the renderer shape, where output goes and
-// the closing line. cli-render.ts picks one.
+// the closing line. render.ts picks one.
 import type { RunEvent, UatResult } from '@kfx/uat-runner';
 
 export interface Renderer {
