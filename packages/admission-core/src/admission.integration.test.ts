@@ -16,8 +16,8 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevCertificates } from './dev-certificates.js';
-import type { Plain } from './plain-json.js';
-import { createAdmissionServer } from './server.js';
+import type { Plain } from './review/plain-json.js';
+import { createAdmissionServer } from './server/server.js';
 import { renderWebhookConfiguration } from './webhook-configuration.js';
 import { defineMutatingWebhook, defineValidatingWebhook } from './webhook.js';
 

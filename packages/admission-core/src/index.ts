@@ -10,26 +10,34 @@ export {
   type MutatingRequest,
   type Operation,
   type UserInfo,
-} from './admission-review.js';
-export type { Decision, Outcome } from './admit.js';
-export { BadRequestError, type BadRequestReason } from './bad-request.js';
+} from './review/admission-review.js';
+export type { Decision, Outcome } from './review/admit.js';
+export { BadRequestError, type BadRequestReason } from './review/bad-request.js';
+export type { HandlerFailureReason } from './review/handler-call.js';
+export { escapePointerToken, jsonPointer } from './review/json-pointer.js';
+export { objectName, objectRef } from './review/object-ref.js';
+export { parseAdmissionReview } from './review/parse-review.js';
+export { buildPatch, encodePatch, InvalidPatchError, type PatchOperation } from './review/patch.js';
+export type { Plain } from './review/plain-json.js';
+export { reviewAdmission, type Review, type ReviewOptions } from './review/review-admission.js';
+export { admissionReviewFor, type ReviewFor } from './review/review-builder.js';
+export { createAdmissionMetrics, METRIC_NAMES, type AdmissionMetrics } from './server/metrics.js';
+export type { AdmissionServerOptions } from './server/server-options.js';
+export { createAdmissionServer, type AdmissionServer } from './server/server.js';
+export type { TlsFiles, TlsPair } from './server/serving-tls.js';
+export { closeOnSignals, type CloseOnSignalsOptions } from './server/signals.js';
 export {
   writeDevCertificates,
   type DevCertificateOptions,
   type DevCertificates,
 } from './dev-certificates.js';
-export type { HandlerFailureReason } from './handler-call.js';
-export { escapePointerToken, jsonPointer } from './json-pointer.js';
-export { createAdmissionMetrics, METRIC_NAMES, type AdmissionMetrics } from './metrics.js';
-export { objectName, objectRef } from './object-ref.js';
-export { parseAdmissionReview } from './parse-review.js';
-export { buildPatch, encodePatch, InvalidPatchError, type PatchOperation } from './patch.js';
-export { reviewAdmission, type Review, type ReviewOptions } from './review-admission.js';
-export { admissionReviewFor, type ReviewFor } from './review-builder.js';
-export { createAdmissionServer, type AdmissionServer } from './server.js';
-export type { AdmissionServerOptions } from './server-options.js';
-export { closeOnSignals, type CloseOnSignalsOptions } from './signals.js';
-export type { TlsFiles, TlsPair } from './serving-tls.js';
+export {
+  renderWebhookConfiguration,
+  type MutatingWebhookConfiguration,
+  type ValidatingWebhookConfiguration,
+  type WebhookConfigurationOptions,
+  type WebhookRegistration,
+} from './webhook-configuration.js';
 export {
   defineMutatingWebhook,
   defineValidatingWebhook,
@@ -44,11 +52,3 @@ export {
   type ValidatingWebhookDefinition,
   type Webhook,
 } from './webhook.js';
-export {
-  renderWebhookConfiguration,
-  type MutatingWebhookConfiguration,
-  type ValidatingWebhookConfiguration,
-  type WebhookConfigurationOptions,
-  type WebhookRegistration,
-} from './webhook-configuration.js';
-export type { Plain } from './plain-json.js';

@@ -10,7 +10,7 @@ import type {
   V1RuleWithOperations,
   V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
-import type { Plain } from './plain-json.js';
+import type { Plain } from './review/plain-json.js';
 import type { FailureMode } from './webhook.js';
 
 type LabelSelector = Plain<V1LabelSelector>;

@@ -1,6 +1,6 @@
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { describe, expect, it } from 'vitest';
-import { createAdmissionServer } from './server.js';
+import { createAdmissionServer } from './server/server.js';
 import {
   defineMutatingWebhook,
   defineValidatingWebhook,

@@ -1,7 +1,7 @@
 // The handler model: a webhook is a name, a path, a failure mode and one pure function. The
 // definitions are checked here, once, so that a typo fails at start-up rather than at admission.
 import type { Logger } from 'pino';
-import type { AdmissionRequest, MutatingRequest } from './admission-review.js';
+import type { AdmissionRequest, MutatingRequest } from './review/admission-review.js';
 
 /** What the server answers when the handler throws, times out or returns something invalid. */
 export type FailureMode = 'admit' | 'deny';

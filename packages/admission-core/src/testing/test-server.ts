@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { writeDevCertificates, type DevCertificates } from '../dev-certificates.js';
-import { createAdmissionServer, type AdmissionServer } from '../server.js';
-import type { AdmissionServerOptions } from '../server-options.js';
+import { createAdmissionServer, type AdmissionServer } from '../server/server.js';
+import type { AdmissionServerOptions } from '../server/server-options.js';
 
 export interface TestServer {
   server: AdmissionServer;

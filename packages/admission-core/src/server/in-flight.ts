@@ -3,7 +3,7 @@
 // Retry-After at once, before its body is read, instead of being buffered until the process runs
 // out of memory. The apiserver's client retries a 429 that
 // carries Retry-After (within the webhook's timeout), so a short burst costs latency, not Pods.
-import { BadRequestError } from './bad-request.js';
+import { BadRequestError } from '../review/bad-request.js';
 
 export interface InFlightLimits {
   /** Admissions in progress at once (reading the body, waiting, running). */

@@ -2,7 +2,7 @@
 // own life: started before it listens, stopped after it drains, asked on every GET /readyz.
 import type { Logger } from 'pino';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import type { Webhook } from './webhook.js';
+import type { Webhook } from '../webhook.js';
 
 export interface Readiness {
   ok: boolean;

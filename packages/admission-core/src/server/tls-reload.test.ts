@@ -4,11 +4,11 @@ import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeDevCertificates, type DevCertificates } from './dev-certificates.js';
-import { admissionReviewFor } from './review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from './testing/https-client.js';
-import { startTestServer, type TestServer } from './testing/test-server.js';
-import { defineMutatingWebhook } from './webhook.js';
+import { writeDevCertificates, type DevCertificates } from '../dev-certificates.js';
+import { admissionReviewFor } from '../review/review-builder.js';
+import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { defineMutatingWebhook } from '../webhook.js';
 
 const webhook = defineMutatingWebhook({
   name: 'labeler',

@@ -2,9 +2,9 @@
 // webhooks on one path, a negative limit) into an error at construction instead of at 3 a.m.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { DEFAULT_JSON_LIMITS, MAX_JSON_DEPTH_LIMIT } from './json-shape.js';
+import { DEFAULT_JSON_LIMITS, MAX_JSON_DEPTH_LIMIT } from '../review/json-shape.js';
 import type { TlsFiles, TlsPair } from './serving-tls.js';
-import type { Webhook } from './webhook.js';
+import type { Webhook } from '../webhook.js';
 
 export interface AdmissionServerOptions {
   webhooks: readonly Webhook[];

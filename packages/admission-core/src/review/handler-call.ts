@@ -3,7 +3,7 @@
 import { messageOf } from '@kfx/kube-runtime/serving';
 import type { Logger } from 'pino';
 import type { AdmissionRequest } from './admission-review.js';
-import type { AdmissionContext, Denial } from './webhook.js';
+import type { AdmissionContext, Denial } from '../webhook.js';
 
 export type HandlerFailureReason =
   'handler-error' | 'handler-timeout' | 'invalid-result' | 'invalid-patch';

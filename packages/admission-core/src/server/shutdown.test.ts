@@ -1,11 +1,11 @@
 import { notebookPod } from '@kfx/testenv/bench';
 import { Agent } from 'node:https';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { admissionReviewFor } from './review-builder.js';
+import { admissionReviewFor } from '../review/review-builder.js';
 import { closeOnSignals } from './signals.js';
-import { h2Session, postH1, postH2 } from './testing/https-client.js';
-import { startTestServer, type TestServer } from './testing/test-server.js';
-import { defineMutatingWebhook } from './webhook.js';
+import { h2Session, postH1, postH2 } from '../testing/https-client.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { defineMutatingWebhook } from '../webhook.js';
 
 /** A webhook whose handlers wait until the test releases them. */
 function gatedWebhook() {

@@ -1,15 +1,15 @@
 // One HTTPS request, start to finish: route, health checks, body limits, the admission itself,
 // the answer, the metrics and one structured log line. Nothing a client sends can make it throw.
 import type { Logger } from 'pino';
-import type { Outcome } from './admit.js';
-import { BadRequestError } from './bad-request.js';
+import type { Outcome } from '../review/admit.js';
+import { BadRequestError } from '../review/bad-request.js';
 import { sendJson, sendStatus, send, type AnyRequest, type AnyResponse } from './http-answers.js';
 import type { InFlight, InFlightTicket } from './in-flight.js';
-import type { JsonLimits } from './json-shape.js';
+import type { JsonLimits } from '../review/json-shape.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { readBody, type BodyLimits } from './read-body.js';
-import { runReview } from './review-admission.js';
-import type { Webhook } from './webhook.js';
+import { runReview } from '../review/review-admission.js';
+import type { Webhook } from '../webhook.js';
 
 export interface RequestHandlerOptions {
   webhooks: readonly Webhook[];

@@ -9,7 +9,7 @@ import {
   defineValidatingWebhook,
   type FailureMode,
   type MutatingWebhookDefinition,
-} from './webhook.js';
+} from '../webhook.js';
 
 type Pod = Plain<V1Pod>;
 

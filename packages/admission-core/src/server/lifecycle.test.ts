@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { postH1 } from './testing/https-client.js';
-import { startTestServer } from './testing/test-server.js';
-import { defineMutatingWebhook } from './webhook.js';
+import { postH1 } from '../testing/https-client.js';
+import { startTestServer } from '../testing/test-server.js';
+import { defineMutatingWebhook } from '../webhook.js';
 
 function cachedWebhook(failStart = false) {
   const events: string[] = [];

@@ -13,7 +13,7 @@ import {
 import { objectRef } from './object-ref.js';
 import { diffJson } from './json-diff.js';
 import { patchText, verifyPatch } from './patch.js';
-import type { Webhook } from './webhook.js';
+import type { Webhook } from '../webhook.js';
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
 

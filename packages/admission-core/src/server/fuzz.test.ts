@@ -2,10 +2,10 @@ import { notebookPod } from '@kfx/testenv/bench';
 import fc from 'fast-check';
 import { Agent } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admissionReviewFor } from './review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from './testing/https-client.js';
-import { startTestServer, type TestServer } from './testing/test-server.js';
-import { defineMutatingWebhook, defineValidatingWebhook } from './webhook.js';
+import { admissionReviewFor } from '../review/review-builder.js';
+import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { defineMutatingWebhook, defineValidatingWebhook } from '../webhook.js';
 
 // Handlers that assume a Pod-like shape: on random objects they throw, which must still end in
 // a valid AdmissionReview (by failure mode), never in a crash or a 5xx.

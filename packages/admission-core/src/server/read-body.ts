@@ -1,7 +1,7 @@
 // Reads a request body with a size limit and a deadline, so that an oversized or trickled body
 // costs a bounded amount of memory and time instead of a worker.
 import type { Readable } from 'node:stream';
-import { BadRequestError } from './bad-request.js';
+import { BadRequestError } from '../review/bad-request.js';
 import type { InFlightTicket } from './in-flight.js';
 
 export interface BodyLimits {

@@ -11,7 +11,7 @@ import { admit, type Decision } from './admit.js';
 import { cloneJson } from './json-values.js';
 import { LARGE_REVIEW_BYTES, largeReviewTurn, yieldToOthers } from './large-reviews.js';
 import { parseAdmissionReview } from './parse-review.js';
-import type { Webhook } from './webhook.js';
+import type { Webhook } from '../webhook.js';
 
 export interface ReviewOptions {
   /** Logger handed to the handler (`context.log`). Default: silent. */
