@@ -131,7 +131,8 @@ describe('kfx-webhook', () => {
     const child = spawn(process.execPath, [alone, '--config', config], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the child's last lines may still be in the pipe when it exits.
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     let logged = '';
     child.stdout.on('data', (chunk: Buffer) => (logged += chunk.toString()));
     const listening = await new Promise<{ port: number; metricsPort: number }>(

@@ -131,6 +131,7 @@ async function main(args: string[]): Promise<number | undefined> {
     client?.close();
     return EXIT.failure;
   }
+  let logEnded = false;
   closeOnSignals(
     {
       close: async () => {
@@ -138,7 +139,19 @@ async function main(args: string[]): Promise<number | undefined> {
         client?.close();
       },
     },
-    { logger },
+    {
+      logger,
+      // The last lines (the drain, "admission server closed") may still be in flight, and an
+      // exit during an asynchronous write loses it: end the log stream and exit once it has
+      // written everything, or after 2 s if stdout takes nothing.
+      exit: (code) => {
+        if (logEnded) process.exit(code);
+        logEnded = true;
+        setTimeout(() => process.exit(code), 2000).unref();
+        destination.once('close', () => process.exit(code));
+        destination.end();
+      },
+    },
   );
   return undefined;
 }
