@@ -6,9 +6,9 @@ import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/te
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startController } from '../examples/tenant-proxy-controller.js';
-import { KubeClient } from './client.js';
-import { isNotFound } from './errors.js';
-import { resources, type KubeObject } from './resources.js';
+import { KubeClient } from './client/client.js';
+import { isNotFound } from './client/errors.js';
+import { resources, type KubeObject } from './client/resources.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -1,4 +1,4 @@
-export { applyObject, whyWrite, type ApplyOptions, type ApplyResult } from './apply.js';
+export { applyObject, whyWrite, type ApplyOptions, type ApplyResult } from './controller/apply.js';
 export {
   backoffDelay,
   KeyedBackoff,
@@ -16,7 +16,12 @@ export {
   type LabelSelector,
   type Labels,
 } from './label-selector.js';
-export { KubeClient, type KubeClientOptions, type Query, type RequestOptions } from './client.js';
+export {
+  KubeClient,
+  type KubeClientOptions,
+  type Query,
+  type RequestOptions,
+} from './client/client.js';
 export {
   describePath,
   isAlreadyExists,
@@ -29,26 +34,40 @@ export {
   type Status,
   type StatusDetails,
   type TransportReason,
-} from './errors.js';
+} from './client/errors.js';
 export { describeObject, type DescribedMetadata } from './describe-object.js';
-export { enqueueFrom, ownerKeys } from './enqueue.js';
-export { EventRecorder, type EventInput, type EventRecorderOptions } from './events.js';
-export { getOrUndefined } from './get-or-undefined.js';
-export { createInformer, Informer, type InformerOptions, type InformerStatus } from './informer.js';
-export type { InformerEvent, InformerHandlers } from './informer-handlers.js';
-export { defaultNamespace, loadKubeConfig, type LoadKubeConfigOptions } from './kubeconfig.js';
+export { enqueueFrom, ownerKeys } from './controller/enqueue.js';
+export { EventRecorder, type EventInput, type EventRecorderOptions } from './controller/events.js';
+export { getOrUndefined } from './client/get-or-undefined.js';
+export {
+  createInformer,
+  Informer,
+  type InformerOptions,
+  type InformerStatus,
+} from './informer/informer.js';
+export type { InformerEvent, InformerHandlers } from './informer/informer-handlers.js';
+export {
+  defaultNamespace,
+  loadKubeConfig,
+  type LoadKubeConfigOptions,
+} from './client/kubeconfig.js';
 export {
   LeaderElector,
   type LeaderCallbacks,
   type LeaderElectorOptions,
-} from './leader-election.js';
-export { microTime, type Lease, type LeaseSpec } from './lease.js';
+} from './controller/leader-election.js';
+export { microTime, type Lease, type LeaseSpec } from './controller/lease.js';
 export { defaultLogger, type Logger } from './logger.js';
 export { messageOf } from './message-of.js';
 export { objectKey, parseObjectKey, type ObjectRef } from './object-key.js';
-export { startOpsServer, type Check, type OpsServer, type OpsServerOptions } from './ops-server.js';
+export {
+  startOpsServer,
+  type Check,
+  type OpsServer,
+  type OpsServerOptions,
+} from './serving/ops-server.js';
 export { parseQuantity, quantitiesEqual, type Quantity } from './quantity.js';
-export { informersReady } from './readiness.js';
+export { informersReady } from './informer/readiness.js';
 export {
   apiVersionOf,
   parseApiVersion,
@@ -61,11 +80,11 @@ export {
   type OwnerReference,
   type PathOptions,
   type ResourceRef,
-} from './resources.js';
-export type { RetryOptions } from './retry-policy.js';
-export { subsetDifference } from './semantic-equal.js';
-export { metadataSkeleton, type SkeletonFields } from './skeleton.js';
-export { builtInIndexers, Store, type IndexFunc, type ReadonlyStore } from './store.js';
+} from './client/resources.js';
+export type { RetryOptions } from './client/retry-policy.js';
+export { subsetDifference } from './controller/semantic-equal.js';
+export { metadataSkeleton, type SkeletonFields } from './informer/skeleton.js';
+export { builtInIndexers, Store, type IndexFunc, type ReadonlyStore } from './informer/store.js';
 export type {
   DeleteOptions,
   ListOptions,
@@ -74,12 +93,12 @@ export type {
   Selectors,
   WatchOptions,
   WriteOptions,
-} from './verbs.js';
-export type { WatchEvent, WatchEventType } from './watch.js';
+} from './client/verbs.js';
+export type { WatchEvent, WatchEventType } from './client/watch.js';
 export {
   WorkQueue,
   type ReconcileContext,
   type Reconciler,
   type ReconcileResult,
   type WorkQueueOptions,
-} from './work-queue.js';
+} from './controller/work-queue.js';

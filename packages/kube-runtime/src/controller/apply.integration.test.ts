@@ -1,0 +1,271 @@
+// applyObject against a real kube-apiserver: it creates, then leaves a steady object alone (no
+// write, proven by counting requests and by the unchanged resourceVersion), repairs drift made
+// by someone else, and removes a field dropped from the desired state. The objects are the kinds
+// kfx's profile controller applies, so the skip is proven on what the server really stores. On
+// the package's shared control plane, in a namespace of its own (the Profile is named after it).
+import { readFileSync } from 'node:fs';
+import { CRDS, toObjects, useSharedControlPlane, waitFor } from '@kfx/testenv';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applyObject } from './apply.js';
+import { KubeClient } from '../client/client.js';
+import { createInformer } from '../informer/informer.js';
+import { resources, type KubeObject } from '../client/resources.js';
+
+const logger = pino({ level: 'silent' });
+const fieldManager = 'kfx-controller';
+const env = await useSharedControlPlane(inject('kfxControlPlane'), 'apply');
+const ns = env.namespace;
+let client: KubeClient;
+
+beforeAll(async () => {
+  client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
+  await reinstallProfileCrd();
+});
+
+/**
+ * testenv installs CRDs through client-node's object serializer, which drops the
+ * `x-kubernetes-preserve-unknown-fields` markers, so the server prunes `spec.resourceQuotaSpec`
+ * of every Profile. Applying the same file as plain JSON keeps them.
+ */
+async function reinstallProfileCrd(): Promise<void> {
+  for (const crd of toObjects(readFileSync(CRDS.kubeflowProfile, 'utf8'))) {
+    await client.apply(resources.customResourceDefinitions, crd, {
+      fieldManager: 'kfx-testenv',
+      force: true,
+    });
+  }
+  await waitFor(
+    async () => {
+      const probe = await client.apply<
+        KubeObject & { spec?: { owner?: object; resourceQuotaSpec?: object } }
+      >(
+        resources.profiles,
+        {
+          apiVersion: 'kubeflow.org/v1',
+          kind: 'Profile',
+          metadata: { name: 'crd-probe' },
+          spec: { owner: { kind: 'User', name: 'x' }, resourceQuotaSpec: { hard: { cpu: '1' } } },
+        },
+        { fieldManager: 'probe', dryRun: true },
+      );
+      return probe.spec?.resourceQuotaSpec && 'hard' in probe.spec.resourceQuotaSpec
+        ? { done: true, value: undefined }
+        : { done: false, saw: JSON.stringify(probe.spec) };
+    },
+    { description: 'the Profile CRD to keep resourceQuotaSpec' },
+  );
+}
+afterAll(async () => {
+  await client.delete(resources.profiles, ns).catch(() => undefined);
+  client.close();
+  await env.release();
+});
+
+async function requests(method?: string): Promise<number> {
+  const text = await client.registry.getSingleMetricAsString('kfx_kube_api_requests_total');
+  return text
+    .split('\n')
+    .filter(
+      (line) =>
+        line.startsWith('kfx_kube_api_requests_total{') &&
+        (!method || line.includes(`method="${method}"`)),
+    )
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+const quota = (
+  hard: Record<string, string | number>,
+  labels: Record<string, string> = { 'app.kubernetes.io/managed-by': 'kfx' },
+) => ({
+  apiVersion: 'v1',
+  kind: 'ResourceQuota',
+  metadata: { name: 'quotas', namespace: ns, labels },
+  spec: { hard },
+});
+
+const policyObjects: KubeObject[] = [
+  quota({
+    cpu: '70',
+    memory: '368G',
+    'requests.storage': '100T',
+    'requests.nvidia.com/gpu': 2,
+    pods: 100,
+    'services.nodeports': 0,
+  }),
+  {
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    metadata: { name: 'default-container-limits', namespace: ns },
+    spec: {
+      limits: [
+        {
+          type: 'Container',
+          default: { cpu: '250m', memory: '256M' },
+          defaultRequest: { cpu: '250m', memory: '256M' },
+        },
+      ],
+    },
+  } as KubeObject,
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'profile-support', namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'support' }],
+  } as KubeObject,
+  {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'allow-same-namespace', namespace: ns },
+    spec: {
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [{ podSelector: {} }] }],
+      egress: [
+        {
+          to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }],
+          ports: [{ port: 443 }],
+        },
+      ],
+    },
+  } as KubeObject,
+  {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'proxy-env', namespace: ns },
+    data: { HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.svc,10.0.0.0/8' },
+  } as KubeObject,
+  {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'Profile',
+    metadata: { name: ns },
+    spec: {
+      owner: { kind: 'User', name: 'alice@example.com' },
+      resourceQuotaSpec: { hard: { cpu: '2000m' } },
+    },
+  } as KubeObject,
+];
+
+describe('applyObject on a real apiserver', () => {
+  it('creates each kind once, then makes no write while nothing changes', async () => {
+    const versions = new Map<string, string | undefined>();
+    for (const object of policyObjects) {
+      const first = await applyObject(client, object, { fieldManager, logger });
+      expect(first.changed).toBe(true);
+      versions.set(
+        `${object.kind ?? ''}/${object.metadata?.name ?? ''}`,
+        first.object.metadata?.resourceVersion,
+      );
+    }
+    const writesBefore = await requests('PATCH');
+    for (let round = 0; round < 5; round++) {
+      for (const object of policyObjects) {
+        const again = await applyObject(client, object, { fieldManager, logger });
+        expect(again.changed, `${object.kind ?? ''} should be skipped`).toBe(false);
+      }
+    }
+    expect(await requests('PATCH')).toBe(writesBefore);
+    for (const object of policyObjects) {
+      const key = `${object.kind ?? ''}/${object.metadata?.name ?? ''}`;
+      const ref = await client.resolve(object.apiVersion ?? '', object.kind ?? '');
+      const live = await client.get(ref, object.metadata?.name ?? '', {
+        namespace: ref.namespaced ? ns : undefined,
+      });
+      expect(live.metadata?.resourceVersion, key).toBe(versions.get(key));
+    }
+  });
+
+  it('compares quantities by value: the server stores 1000m as 1, yet nothing is written', async () => {
+    const desired = quota({ cpu: '1000m', memory: '1024Mi', pods: 10 });
+    await applyObject(client, desired, { fieldManager, logger });
+    const live = await client.get<KubeObject & { spec: { hard: Record<string, string> } }>(
+      resources.resourceQuotas,
+      'quotas',
+      { namespace: ns },
+    );
+    expect(live.spec.hard).toEqual({ cpu: '1', memory: '1Gi', pods: '10' });
+    const writes = await requests('PATCH');
+    expect((await applyObject(client, desired, { fieldManager, logger })).changed).toBe(false);
+    expect(await requests('PATCH')).toBe(writes);
+  });
+
+  it('makes no request at all when reading from an informer cache', async () => {
+    const informer = createInformer(client, resources.resourceQuotas, {
+      namespace: ns,
+      logger,
+    });
+    informer.start();
+    await informer.waitForSync();
+    const desired = quota({ cpu: '1000m', memory: '1024Mi', pods: 10 });
+    const before = await requests();
+    for (let i = 0; i < 100; i++) {
+      const result = await applyObject(client, desired, {
+        fieldManager,
+        cache: informer.store,
+        ref: resources.resourceQuotas,
+        logger,
+      });
+      expect(result.changed).toBe(false);
+    }
+    expect(await requests()).toBe(before);
+    await informer.stop();
+  });
+
+  it('repairs drift made by another manager', async () => {
+    const desired = quota({ cpu: '1000m', memory: '1024Mi', pods: 10 });
+    await client.patch(
+      resources.resourceQuotas,
+      'quotas',
+      { spec: { hard: { cpu: '64' } } },
+      { namespace: ns, fieldManager: 'kubectl-edit' },
+    );
+    const result = await applyObject(client, desired, { fieldManager, logger });
+    expect(result.changed).toBe(true);
+    expect(
+      (result.object as KubeObject & { spec: { hard: Record<string, string> } }).spec.hard.cpu,
+    ).toBe('1');
+  });
+
+  it('writes when a field was dropped from the desired state, and the server removes it', async () => {
+    await applyObject(
+      client,
+      quota({ cpu: '1', pods: 10 }, { 'app.kubernetes.io/managed-by': 'kfx', tier: 'gold' }),
+      { fieldManager, logger },
+    );
+    const result = await applyObject(client, quota({ cpu: '1', pods: 10 }), {
+      fieldManager,
+      logger,
+    });
+    expect(result.changed).toBe(true);
+    expect(result.object.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'kfx' });
+    expect(
+      (result.object as KubeObject & { spec: { hard: Record<string, string> } }).spec.hard,
+    ).toEqual({ cpu: '1', pods: '10' });
+    expect(
+      (await applyObject(client, quota({ cpu: '1', pods: 10 }), { fieldManager, logger })).changed,
+    ).toBe(false);
+  });
+
+  it('names the object and the field in errors', async () => {
+    await expect(
+      applyObject(client, quota({ cpu: 'lots' }), { fieldManager, logger }),
+    ).rejects.toThrow(
+      new RegExp(
+        `^PATCH resourcequotas ${ns}/quotas: .*quantities must match the regular expression`,
+      ),
+    );
+    await expect(
+      applyObject(
+        client,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+        { fieldManager, logger },
+      ),
+    ).rejects.toThrow(
+      'applyObject ConfigMap x: ConfigMap is namespaced but metadata.namespace is empty',
+    );
+    await expect(
+      applyObject(client, { kind: 'ConfigMap', metadata: { name: 'x' } }, { fieldManager, logger }),
+    ).rejects.toThrow('applyObject ConfigMap x: the object has no apiVersion');
+  });
+});
