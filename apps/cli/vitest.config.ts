@@ -1,5 +1,5 @@
 import { kfxTest } from '@kfx/vitest-config';
 
 // No shared control plane: preview's --discover reads every Node of the cluster, so it owns its
-// plane, the demo starts the one it shows, and uat alone would gain nothing from one.
+// plane, and uat alone would gain nothing from one.
 export default kfxTest();

@@ -46,7 +46,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
     name: 'demo',
     term: 'demo [options]',
     description: 'Run the kfx demo on an embedded local control plane.',
-    load: async () => (await import('./demo/demo.js')).demoCommand(),
+    load: async () => (await import('./commands/demo.js')).demoCommand(),
   },
   {
     name: 'completion',

@@ -1,4 +1,4 @@
-// `kfx demo`: the local demonstration that `npm start` runs. An embedded control plane (etcd,
+// The local demonstration that `kfx demo` (and so `npm start`) runs. An embedded control plane (etcd,
 // kube-apiserver, controller-manager, scheduler) with a real node (containerd + kubelet) where the
 // machine allows one, kwok's simulated node where it does not; the real kfx-webhook and
 // kfx-controller binaries against it, then a Profile, a Pod, two claims and a UAT run, each with
@@ -17,7 +17,6 @@ import {
 } from '@kfx/proxy-injector';
 import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
 import type { ControlPlane, Egress, ManagedProcess } from '@kfx/testenv';
-import { Command } from 'commander';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startApp } from './apps.js';
@@ -26,7 +25,7 @@ import { showClaims, showPod, showProfile, showUat } from './scenario.js';
 import { loadTestenv, type Testenv } from './testenv.js';
 
 /** The steps, on a real node (`real`) or on kwok. */
-export function demoSteps(real: boolean): string[] {
+function demoSteps(real: boolean): string[] {
   return [
     real
       ? 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler) and a real node (containerd + kubelet), with squid as the egress proxy'
@@ -195,7 +194,13 @@ async function waitForWebhook(testenv: Testenv, client: KubeClient): Promise<voi
   );
 }
 
-async function runDemo(options: { keep?: boolean }): Promise<void> {
+export interface DemoOptions {
+  /** Leave everything running until SIGINT or SIGTERM, and print the kubeconfig to explore. */
+  keep?: boolean;
+}
+
+/** Runs the demo, printing each step to stdout; sets `process.exitCode` to 1 if the UAT run fails. */
+export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const log = clock();
   const testenv = await loadTestenv();
   const support = testenv.realNodeSupport();
@@ -294,24 +299,4 @@ async function runDemo(options: { keep?: boolean }): Promise<void> {
     await egress?.stop();
     await env.stop();
   }
-}
-
-export function demoCommand(): Command {
-  return new Command('demo')
-    .option(
-      '--keep',
-      'leave everything running and print the kubeconfig path to explore with kubectl',
-    )
-    .addHelpText(
-      'after',
-      `
-Needs the control-plane binaries (built once from the Go module proxy by \`npm start\`/\`npm test\`,
-or named by KUBEBUILDER_ASSETS). Nothing touches your own clusters: the control plane listens on
-127.0.0.1 only and is removed at the end.
-
-Examples:
-  $ kfx demo
-  $ kfx demo --keep    then, in another shell: KUBECONFIG=<printed path> kubectl get profiles`,
-    )
-    .action(runDemo);
 }

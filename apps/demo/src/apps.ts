@@ -1,5 +1,5 @@
-// The demo runs the real kfx-webhook and kfx-controller binaries (the apps' builds, beside the
-// CLI in the repository) as child processes against the embedded control plane, with their logs
+// The demo runs the real kfx-webhook and kfx-controller binaries (the apps' builds, beside this
+// package in the repository) as child processes against the embedded control plane, with their logs
 // in the control plane's folder.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { ManagedProcess } from '@kfx/testenv';
 import type { Testenv } from './testenv.js';
 
-/** apps/<app>/dist/main.js: the demo runs from a checkout, where `npm start` builds all three. */
+/** apps/<app>/dist/main.js: the demo runs from a checkout, where `npm start` builds them. */
 function entryPoint(app: string): string {
   const main = fileURLToPath(new URL(`../../${app}/dist/main.js`, import.meta.url));
   if (!existsSync(main)) {

@@ -9,7 +9,8 @@ import { realNodeSupport } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+// The kfx CLI's build, which loads this package's build by name.
+const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
 const real = realNodeSupport().available;
 
 describe('kfx demo', () => {

@@ -1,0 +1,2 @@
+// The kfx demo, run by `kfx demo` (and `npm start`), which loads this package when the command runs.
+export { runDemo, type DemoOptions } from './demo.js';
