@@ -65,6 +65,22 @@ describe('kfx preview', () => {
       stderr: expect.stringContaining('pvcRewriter.rules[0].storageClassName') as unknown,
     });
   });
+
+  it('says when a configuration file is not YAML or not a mapping', async () => {
+    const config = join(dir, 'list.yaml');
+    writeFileSync(config, '- proxyInjector\n');
+    await expect(kfx('preview', file, '--config', config)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `${config}: expected a mapping of settings at the top level, not a list`,
+      ) as unknown,
+    });
+    writeFileSync(config, 'proxyInjector: [unclosed\n');
+    await expect(kfx('preview', file, '--config', config)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`${config} is not valid YAML`) as unknown,
+    });
+  });
 });
 
 describe('kfx webhook manifests', () => {

@@ -17,7 +17,8 @@ import {
   type PvcRewriterConfig,
 } from '@kfx/pvc-rewriter';
 import { Command } from 'commander';
-import { parse, parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseConfigText } from '@kfx/kube-runtime';
 import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
@@ -75,10 +76,12 @@ async function readText(file: string): Promise<string> {
 async function settings(flags: PreviewFlags): Promise<Settings> {
   let document: Record<string, unknown> = {};
   if (flags.config !== undefined) {
-    const parsed: unknown = parse(await readText(flags.config));
-    if (typeof parsed !== 'object' || parsed === null)
-      throw new CliError(`${flags.config}: expected a mapping of keys`);
-    document = parsed as Record<string, unknown>;
+    const source = flags.config === '-' ? 'the configuration on standard input' : flags.config;
+    try {
+      document = parseConfigText(await readText(flags.config), source);
+    } catch (error) {
+      throw new CliError(messageOf(error));
+    }
   }
   const proxySection = { ...(document.proxyInjector as Record<string, unknown> | undefined) };
   if (flags.httpProxy !== undefined) proxySection.httpProxy = flags.httpProxy;
