@@ -9,6 +9,7 @@ import {
   roundRatio,
   SIDE_BY_SIDE_HEADER,
   sideBySide,
+  sideBySideTiming,
   startFloorServer,
   startServer,
   type Contender,
@@ -20,13 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const options = {
-  slice: SECONDS,
-  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
-  seconds: SECONDS,
-  concurrency: 32,
-  rate: 1000,
-};
+const options = sideBySideTiming({ slice: SECONDS, rounds: 3, seconds: SECONDS });
 const PATH = '/mutate/proxy';
 
 const dir = await mkdtemp(join(tmpdir(), 'kfx-bench-'));

@@ -9,6 +9,7 @@ import {
   roundRatio,
   SIDE_BY_SIDE_HEADER,
   sideBySide,
+  sideBySideTiming,
   startFloorServer,
   startServer,
   type Contender,
@@ -18,13 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const options = {
-  slice: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
-  seconds: Number(process.env.BENCH_SECONDS ?? 5),
-  concurrency: 32,
-  rate: 1000,
-};
+const options = sideBySideTiming();
 const PATH = '/mutate/pvc-rewriter';
 const server = new URL('webhook-server.ts', import.meta.url);
 

@@ -29,8 +29,10 @@ export {
   roundRatio,
   SIDE_BY_SIDE_HEADER,
   sideBySide,
+  sideBySideTiming,
   type Contender,
   type Measured,
   type SideBySideOptions,
+  type SideBySideTiming,
 } from './side-by-side.js';
 export { noopMutation, proxyMutation } from './webhooks.js';

@@ -32,6 +32,24 @@ export interface SideBySideOptions {
   rate: number;
 }
 
+export type SideBySideTiming = Omit<SideBySideOptions, 'body' | 'ca'>;
+
+/**
+ * The timing of a side-by-side run as the admission benchmarks take it from the environment:
+ * BENCH_SLICE_SECONDS (default 2), BENCH_ROUNDS (5), BENCH_SECONDS (5, the fixed-rate run), 32
+ * concurrent requests and 1,000 requests/s; `defaults` changes what an unset variable means.
+ */
+export function sideBySideTiming(defaults: Partial<SideBySideTiming> = {}): SideBySideTiming {
+  const fromEnv = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  return {
+    slice: fromEnv('BENCH_SLICE_SECONDS', defaults.slice ?? 2),
+    rounds: fromEnv('BENCH_ROUNDS', defaults.rounds ?? 5),
+    seconds: fromEnv('BENCH_SECONDS', defaults.seconds ?? 5),
+    concurrency: defaults.concurrency ?? 32,
+    rate: defaults.rate ?? 1000,
+  };
+}
+
 const rps = (r: Result) => r.requests / r.seconds;
 
 /** The median, over rounds, of a's throughput divided by b's in the same round. */
