@@ -15,6 +15,7 @@ import {
   configMapReader,
   proxyPki,
   startCluster,
+  startTestExposer,
   type Cluster,
   type ProxyPki,
 } from '../testing/fixtures.js';
@@ -23,7 +24,7 @@ import { check } from './check.js';
 import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
 import { OptionsError } from './options.js';
-import { serve, type RunningExposer } from './serve.js';
+import type { RunningExposer } from './serve.js';
 
 const run = promisify(execFile);
 let cluster: Cluster;
@@ -33,20 +34,8 @@ let pluginKubeconfig: string;
 const closers: (() => Promise<void>)[] = [];
 const silent = pino({ level: 'silent' });
 
-async function startExposer(tls: ProxyPki): Promise<RunningExposer> {
-  const started = await serve({
-    host: '127.0.0.1',
-    port: 0,
-    tlsCert: tls.certFile,
-    tlsKey: tls.keyFile,
-    upstream: cluster.env.server,
-    upstreamCa: cluster.apiCaFile,
-    metrics: false,
-    logger: silent,
-  });
-  closers.push(() => started.close());
-  return started;
-}
+const startExposer = (tls: ProxyPki) =>
+  startTestExposer(cluster, tls, closers, { metrics: false, logger: silent });
 
 beforeAll(async () => {
   cluster = await startCluster();

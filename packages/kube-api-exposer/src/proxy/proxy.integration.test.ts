@@ -14,7 +14,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { ensureBinaries, waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig } from '../commands/kubeconfig.js';
-import { serve, type RunningExposer } from '../commands/serve.js';
+import type { RunningExposer, ServeOptions } from '../commands/serve.js';
 import {
   apply,
   captureLogs,
@@ -22,6 +22,7 @@ import {
   KWOK_EXEC,
   proxyPki,
   startCluster,
+  startTestExposer,
   type CapturedLogs,
   type Cluster,
   type ProxyPki,
@@ -43,23 +44,8 @@ let pluginKubeconfig: string;
 let rootToken: string;
 const closers: (() => Promise<void>)[] = [];
 
-async function startExposer(
-  extra: Partial<Parameters<typeof serve>[0]> = {},
-): Promise<RunningExposer> {
-  const started = await serve({
-    host: '127.0.0.1',
-    port: 0,
-    tlsCert: pki.certFile,
-    tlsKey: pki.keyFile,
-    upstream: cluster.env.server,
-    upstreamCa: cluster.apiCaFile,
-    metrics: { host: '127.0.0.1', port: 0 },
-    logger: logs.logger,
-    ...extra,
-  });
-  closers.push(() => started.close());
-  return started;
-}
+const startExposer = (extra: Partial<ServeOptions> = {}) =>
+  startTestExposer(cluster, pki, closers, { logger: logs.logger, ...extra });
 
 const mint = async (serviceAccount: string, extra: { audience?: string[]; pod?: string } = {}) =>
   (

@@ -7,7 +7,7 @@ import { resources } from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig } from '../commands/kubeconfig.js';
-import { serve, type RunningExposer, type ServeOptions } from '../commands/serve.js';
+import type { RunningExposer, ServeOptions } from '../commands/serve.js';
 import {
   apply,
   captureLogs,
@@ -15,6 +15,7 @@ import {
   metricSample,
   proxyPki,
   startCluster,
+  startTestExposer,
   until,
   type CapturedLogs,
   type Cluster,
@@ -32,21 +33,8 @@ let token: string;
 let writerToken: string;
 const closers: (() => Promise<void>)[] = [];
 
-async function startExposer(extra: Partial<ServeOptions> = {}): Promise<RunningExposer> {
-  const started = await serve({
-    host: '127.0.0.1',
-    port: 0,
-    tlsCert: pki.certFile,
-    tlsKey: pki.keyFile,
-    upstream: cluster.env.server,
-    upstreamCa: cluster.apiCaFile,
-    metrics: { host: '127.0.0.1', port: 0 },
-    logger: logs.logger,
-    ...extra,
-  });
-  closers.push(() => started.close());
-  return started;
-}
+const startExposer = (extra: Partial<ServeOptions> = {}) =>
+  startTestExposer(cluster, pki, closers, { logger: logs.logger, ...extra });
 
 beforeAll(async () => {
   // Requests the apiserver waits on (slow bodies) must outlive its default 60 s request timeout

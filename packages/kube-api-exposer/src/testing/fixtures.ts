@@ -16,6 +16,7 @@ import {
 } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
+import { serve, type RunningExposer, type ServeOptions } from '../commands/serve.js';
 
 export interface Cluster {
   env: ControlPlane;
@@ -153,4 +154,29 @@ export async function metricSample(opsUrl: string | undefined, sample: string): 
   const text = await (await fetch(`${opsUrl ?? ''}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+/**
+ * The exposer on a loopback port in front of `cluster`'s apiserver, serving `pki`'s certificate,
+ * with its metrics on another loopback port; `options` adds to or replaces these. Its close goes
+ * into `closers`, for the file's afterAll.
+ */
+export async function startTestExposer(
+  cluster: Cluster,
+  pki: ProxyPki,
+  closers: (() => Promise<void>)[],
+  options: Partial<ServeOptions> = {},
+): Promise<RunningExposer> {
+  const started = await serve({
+    host: '127.0.0.1',
+    port: 0,
+    tlsCert: pki.certFile,
+    tlsKey: pki.keyFile,
+    upstream: cluster.env.server,
+    upstreamCa: cluster.apiCaFile,
+    metrics: { host: '127.0.0.1', port: 0 },
+    ...options,
+  });
+  closers.push(() => started.close());
+  return started;
 }
