@@ -67,7 +67,7 @@ export {
 } from './objects.js';
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
 export { profileNamespace, type ProfileLike } from './profiles.js';
-export { freePort } from './ports.js';
+export { freePort, occupiedPort } from './ports.js';
 export {
   startSharedControlPlane,
   useSharedControlPlane,

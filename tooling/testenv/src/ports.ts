@@ -15,3 +15,23 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** A port on 127.0.0.1 that something is listening on, for tests of "address in use". */
+export function occupiedPort(): Promise<{ port: number; close(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({
+        port: typeof address === 'object' && address ? address.port : 0,
+        close: () =>
+          new Promise((closed) => {
+            server.close(() => {
+              closed();
+            });
+          }),
+      });
+    });
+  });
+}

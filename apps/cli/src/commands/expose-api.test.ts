@@ -1,7 +1,7 @@
 // `kfx expose-api` in-process: the flags the CLI declares reach the library's typed options, and
 // what the library refuses by option name is shown by flag, as the user typed it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { occupiedPort } from '@kfx/testenv';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
@@ -124,14 +124,9 @@ describe('kfx expose-api names by flag what the library could not use', () => {
   writeFileSync(files.ca, ca.cert);
   writeFileSync(files.cert, serving.cert);
   writeFileSync(files.key, serving.key);
-  const taken = createServer();
-  const takenPort = new Promise<number>((resolve) => {
-    taken.listen(0, '127.0.0.1', () => {
-      resolve((taken.address() as { port: number }).port);
-    });
-  });
-  afterAll(() => {
-    taken.close();
+  const taken = occupiedPort();
+  afterAll(async () => {
+    await (await taken).close();
     rmSync(dir, { recursive: true, force: true });
   });
   const serveArgs = (...more: string[]) => [
@@ -159,7 +154,7 @@ describe('kfx expose-api names by flag what the library could not use', () => {
   });
 
   it('says --listen (and --metrics-listen) for an address it cannot listen on', async () => {
-    const port = await takenPort;
+    const { port } = await taken;
     const https = await refusal(
       ...serveArgs('--listen', `127.0.0.1:${port}`, '--upstream-ca', files.ca),
     );

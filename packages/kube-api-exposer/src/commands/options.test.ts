@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { occupiedPort } from '@kfx/testenv';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@kfx/kube-runtime';
@@ -93,14 +93,9 @@ describe('typed options', () => {
 describe('options whose value cannot be used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kfx-exposer-options-'));
   const pki = proxyPki(dir);
-  const taken: Server = createServer();
-  const takenPort = new Promise<number>((resolve) => {
-    taken.listen(0, '127.0.0.1', () => {
-      resolve((taken.address() as { port: number }).port);
-    });
-  });
-  afterAll(() => {
-    taken.close();
+  const taken = occupiedPort();
+  afterAll(async () => {
+    await (await taken).close();
     rmSync(dir, { recursive: true, force: true });
   });
   const base = {
@@ -118,7 +113,7 @@ describe('options whose value cannot be used', () => {
   };
 
   it('names port when the HTTPS listener cannot listen, and metrics.port for the metrics one', async () => {
-    const port = await takenPort;
+    const { port } = await taken;
     const https = await problems(serve({ ...base, port, metrics: false }));
     expect(https).toHaveLength(1);
     expect(https[0]).toMatch(
