@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
+import { hostPort } from '../host-port.js';
 import { failed, passed, type CheckStep } from './step.js';
 
 export interface TlsProbeOptions {
@@ -37,7 +38,7 @@ const UNTRUSTED = new Set([
 
 export function probeTls(options: TlsProbeOptions): Promise<CheckStep> {
   const { host, port, ca, caSource, timeoutMs } = options;
-  const where = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  const where = hostPort(host, port);
   return new Promise((resolve) => {
     const socket = tls.connect({
       host,

@@ -3,9 +3,9 @@
 // `metrics.port`), so a caller — a program, or a CLI that maps options to its own flags — can
 // tell the user which value to change. A message that mentions another option writes its name
 // in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same renaming.
-import { isIP } from 'node:net';
 import { ConfigError, keyPath, messageOf } from '@kfx/kube-runtime';
 import type { z } from 'zod';
+import { hostPort } from '../host-port.js';
 
 /** One invalid option. */
 export interface OptionIssue {
@@ -92,7 +92,7 @@ export function listenFailure(
 ): OptionsError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const option = code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'host' : 'port';
-  const address = isIP(at.host) === 6 ? `[${at.host}]:${at.port}` : `${at.host}:${at.port}`;
+  const address = hostPort(at.host, at.port);
   return unusableOption(
     fn,
     `${prefix}${option}`,

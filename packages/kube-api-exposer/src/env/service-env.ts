@@ -1,8 +1,8 @@
 // The variables a kubelet gives every container for the `kubernetes` Service, rebuilt for the
 // exposed address, and the same facts in the shapes interLink reads them: its virtual-kubelet
 // configuration (KubernetesApiAddr/Port/CaCrt) and its Helm chart values.
-import { isIP } from 'node:net';
 import { stringify } from 'yaml';
+import { hostPort } from '../host-port.js';
 
 export interface ExposedApi {
   /** Host as clients must dial it: an IP (v6 without brackets) or a DNS name. */
@@ -17,7 +17,7 @@ export type EnvFormat = 'env' | 'virtual-kubelet' | 'helm-values' | 'json';
 /** KUBERNETES_SERVICE_HOST/PORT and the Docker-link family (KUBERNETES_PORT_<port>_TCP…). */
 export function serviceEnv(api: Pick<ExposedApi, 'host' | 'port'>): Record<string, string> {
   const { host, port } = api;
-  const address = `tcp://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  const address = `tcp://${hostPort(host, port)}`;
   const prefix = `KUBERNETES_PORT_${port}_TCP`;
   return {
     KUBERNETES_SERVICE_HOST: host,

@@ -3,9 +3,9 @@
 // CA, or the server and CA of a kubeconfig. Never the kubeconfig's credentials: the proxy has no
 // identity of its own upstream.
 import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { loadKubeConfig, messageOf } from '@kfx/kube-runtime';
 import { unusableOption } from '../commands/options.js';
+import { hostPort } from '../host-port.js';
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -94,7 +94,7 @@ export function resolveUpstream(options: UpstreamOptions): Upstream {
     );
   }
   const caFile = upstreamCa ?? `${options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR}/ca.crt`;
-  const inCluster = `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  const inCluster = `https://${hostPort(host, port)}`;
   let url: URL;
   try {
     url = parseUrl(inCluster);
