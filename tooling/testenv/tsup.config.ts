@@ -8,6 +8,7 @@ export default kfxBuild({
     'src/node/teardown.ts',
     'src/bench/index.ts',
     'src/bench/floor-server.ts',
+    'src/bench/echo-server.ts',
   ],
   bin: true,
   dts: true,

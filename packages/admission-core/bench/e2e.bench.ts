@@ -5,7 +5,14 @@
 // (@kfx/testenv/bench's, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
 // first). Prints figures; asserts nothing.
 import { applyManifests, startControlPlane } from '@kfx/testenv';
-import { ensurePeer, notebookPod, percentile, startProcess, startServer } from '@kfx/testenv/bench';
+import {
+  ensurePeer,
+  notebookPod,
+  percentile,
+  startEchoServer,
+  startProcess,
+  startServer,
+} from '@kfx/testenv/bench';
 import {
   admissionReviewFor,
   renderWebhookConfiguration,
@@ -174,10 +181,7 @@ function kfxPatch(): Promise<string> {
   });
 }
 
-const echoServer = await startServer(new URL('echo-server.ts', import.meta.url), {
-  ...serverEnv,
-  PATCH: await kfxPatch(),
-});
+const echoServer = await startEchoServer({ ...serverEnv, PATCH: await kfxPatch() });
 
 const podCreate = [
   { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },

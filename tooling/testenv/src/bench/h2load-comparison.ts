@@ -1,15 +1,16 @@
-// The comparison of a kfx webhook with a Go peer (peer.ts) and the transport floor, side by side
-// in one run, driven by h2load: throughput at saturation over HTTP/2 and HTTP/1.1 (rounds alternate
-// between the servers, so that a busy moment of the machine hits all of them), the server's CPU
-// time per review, the latency at a fixed 100 requests/s, and each server's peak RSS. Prints
-// the table and the ratios against the targets; asserts nothing.
+// The comparison of a kfx webhook with a Go peer (peer.ts), the least correct webhook
+// (echo-server.ts, answering kfx's own patch) and the transport floor, side by side in one run,
+// driven by h2load: throughput at saturation over HTTP/2 and HTTP/1.1 (rounds alternate between
+// the servers, so that a busy moment of the machine hits all of them), the server's CPU time per
+// review, the latency at a fixed 100 requests/s, and each server's peak RSS. Prints the table and
+// the ratios against the targets; asserts nothing.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { loadavg } from 'node:os';
 import { h2load, type H2loadResult } from './h2load.js';
 import { percentile, type Protocol } from './load.js';
-import type { Running } from './servers.js';
+import { startEchoServer, type Running } from './servers.js';
 
 export interface BenchTls {
   certFile: string;
@@ -41,8 +42,15 @@ export interface H2loadComparisonOptions {
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
-/** The number of patch operations a server answers the body with (a correctness probe). */
-function probe(port: number, path: string, body: Buffer, ca: string): Promise<string> {
+interface Probed {
+  /** The number of patch operations, or what went wrong. */
+  summary: string;
+  /** `response.patch` (base64), when there is one. */
+  patch?: string;
+}
+
+/** What a server answers the body with (a correctness probe). */
+function probe(port: number, path: string, body: Buffer, ca: string): Promise<Probed> {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -60,19 +68,19 @@ function probe(port: number, path: string, body: Buffer, ca: string): Promise<st
           try {
             const { response } = JSON.parse(text) as { response: { patch?: string } };
             if (response.patch === undefined) {
-              resolve('no patch');
+              resolve({ summary: 'no patch' });
               return;
             }
             const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString()) as [];
-            resolve(`${patch.length} patch operations`);
+            resolve({ summary: `${patch.length} patch operations`, patch: response.patch });
           } catch {
-            resolve(`HTTP ${String(res.statusCode)}: ${text.slice(0, 80)}`);
+            resolve({ summary: `HTTP ${String(res.statusCode)}: ${text.slice(0, 80)}` });
           }
         });
       },
     );
     req.on('error', (error) => {
-      resolve(`error: ${error.message}`);
+      resolve({ summary: `error: ${error.message}` });
     });
     req.end(body);
   });
@@ -112,8 +120,23 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
   const h2Clients = env('BENCH_H2_CLIENTS', 4);
   const h2Streams = env('BENCH_H2_STREAMS', 16);
   const h1Clients = env('BENCH_H1_CLIENTS', 64);
-  const contenders = [options.peer, options.kfx, options.floor];
   const body = readFileSync(options.bodyFile);
+  const running: Running[] = [];
+  // Started after kfx, and answering with kfx's own patch: the same bytes on the wire.
+  const leastCorrect: H2loadContender = {
+    name: 'least correct',
+    path: '/',
+    start: async (tls) => {
+      const kfx = running[1];
+      const answer = kfx ? await probe(kfx.port, options.kfx.path, body, tls.caCert) : undefined;
+      return startEchoServer({
+        CERT_FILE: tls.certFile,
+        KEY_FILE: tls.keyFile,
+        PATCH: answer?.patch ?? '',
+      });
+    },
+  };
+  const contenders = [options.peer, options.kfx, leastCorrect, options.floor];
   log(options.describe);
   log(
     `${h2loadVersion()}; Node ${process.version}; AdmissionReview of ${(body.length / 1024).toFixed(1)} KiB. ` +
@@ -121,15 +144,19 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
       `connections; ${rounds} × ${seconds} s per server and protocol, alternating. Latency: ` +
       `100 requests/s over HTTP/2 (4 connections × 25/s) for ${latencySeconds} s per server.`,
   );
+  log(
+    'least correct: the floor plus JSON.parse of the review, its uid echoed and the answer ' +
+      "written with kfx's own patch (@kfx/testenv/bench's echo-server.ts): what no webhook that " +
+      'reads the review can go below.',
+  );
   const loadBefore = load();
-  const running: Running[] = [];
   try {
     for (const contender of contenders) running.push(await contender.start(options.tls));
     for (const [index, contender] of contenders.entries()) {
       const server = running[index];
       if (!server) continue;
       const answer = await probe(server.port, contender.path, body, options.tls.caCert);
-      log(`  ${contender.name}: ${answer}, idle RSS ${server.rssMiB().now.toFixed(0)} MiB`);
+      log(`  ${contender.name}: ${answer.summary}, idle RSS ${server.rssMiB().now.toFixed(0)} MiB`);
     }
     const url = (index: number) =>
       `https://127.0.0.1:${String(running[index]?.port)}${contenders[index]?.path ?? '/'}`;
@@ -193,7 +220,7 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
       (latencyFailures[index] ?? 0);
     const p = (index: number, q: number) => percentile(latencies[index] ?? [], q);
     const row = (label: string, cells: string[]) =>
-      `| ${label.padEnd(30)} | ${cells.map((c) => c.padStart(11)).join(' | ')} |`;
+      `| ${label.padEnd(30)} | ${cells.map((c) => c.padStart(13)).join(' | ')} |`;
     const each = (f: (index: number) => string) => contenders.map((_, index) => f(index));
     log('');
     log(
@@ -202,7 +229,7 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
         contenders.map((c) => c.name),
       ),
     );
-    log(`|${'-'.repeat(32)}|${contenders.map(() => `${'-'.repeat(12)}:`).join('|')}|`);
+    log(`|${'-'.repeat(32)}|${contenders.map(() => `${'-'.repeat(14)}:`).join('|')}|`);
     for (const protocol of ['HTTP/2', 'HTTP/1.1'] as Protocol[]) {
       log(
         row(
@@ -244,7 +271,7 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
       ),
     );
     log('');
-    const [peer, kfx, floor] = [0, 1, 2];
+    const [peer, kfx, least, floor] = [0, 1, 2, 3];
     const ratio = (a: number, b: number) => (a / b).toFixed(2);
     log(
       `kfx/peer throughput: ${ratio(rate('HTTP/2', kfx), rate('HTTP/2', peer))}× over HTTP/2, ` +
@@ -254,6 +281,13 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
     log(
       `kfx/floor server CPU per review: ${ratio(cpu('HTTP/2', kfx), cpu('HTTP/2', floor))}× over HTTP/2, ` +
         `${ratio(cpu('HTTP/1.1', kfx), cpu('HTTP/1.1', floor))}× over HTTP/1.1 (target ≤ 2×)`,
+    );
+    log(
+      `least correct webhook/floor (parsing the review and writing the answer, nothing else): ` +
+        `${ratio(cpu('HTTP/2', least), cpu('HTTP/2', floor))}× over HTTP/2, ` +
+        `${ratio(cpu('HTTP/1.1', least), cpu('HTTP/1.1', floor))}× over HTTP/1.1; kfx/least ` +
+        `correct: ${ratio(cpu('HTTP/2', kfx), cpu('HTTP/2', least))}× over HTTP/2, ` +
+        `${ratio(cpu('HTTP/1.1', kfx), cpu('HTTP/1.1', least))}× over HTTP/1.1`,
     );
     log(
       `kfx peak RSS: ${(peaks[kfx] ?? Number.NaN).toFixed(0)} MiB, the floor's ` +

@@ -19,6 +19,7 @@ export { notebookPod } from './notebook-pod.js';
 export { ensurePeer } from './peer.js';
 export { benchLogger, benchServerOptions, serveForBench, type BenchServer } from './serve.js';
 export {
+  startEchoServer,
   startFloorServer,
   startProcess,
   startServer,

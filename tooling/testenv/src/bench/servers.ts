@@ -128,7 +128,19 @@ export function startServer(file: URL | string, env: Record<string, string>): Pr
  * any webhook on Node pays before doing any work. `env` gives CERT_FILE and KEY_FILE.
  */
 export function startFloorServer(env: Record<string, string>): Promise<Running> {
-  // Built next to this file as floor-server.js, or its source when run from source.
-  const built = new URL('floor-server.js', import.meta.url);
-  return startServer(existsSync(built) ? built : new URL('floor-server.ts', import.meta.url), env);
+  return startKitServer('floor-server', env);
+}
+
+/**
+ * The least correct webhook (echo-server.ts): the floor plus parsing the review, echoing its uid and
+ * answering the fixed patch in PATCH (base64). `env` gives CERT_FILE, KEY_FILE and PATCH.
+ */
+export function startEchoServer(env: Record<string, string>): Promise<Running> {
+  return startKitServer('echo-server', env);
+}
+
+/** One of this kit's servers: built next to this file as NAME.js, or its source from source. */
+function startKitServer(name: string, env: Record<string, string>): Promise<Running> {
+  const built = new URL(`${name}.js`, import.meta.url);
+  return startServer(existsSync(built) ? built : new URL(`${name}.ts`, import.meta.url), env);
 }
