@@ -19,6 +19,11 @@ function bundleOptions(external) {
     external,
     esbuildOptions(esbuild) {
       esbuild.conditions = ['@kfx/source'];
+      // Strings, regular expressions and identifiers as \u escapes (asciiOnly does the comments).
+      esbuild.charset = 'ascii';
+    },
+    onSuccess: async () => {
+      asciiOnly('dist');
     },
   };
 }
@@ -69,6 +74,31 @@ function writeNodeCheck(dir, source) {
   }
   for (const entry of entries) {
     if (entry.isDirectory()) writeNodeCheck(join(dir, entry.name), source);
+  }
+}
+
+/**
+ * Rewrites every .js file under `dir` in ASCII. V8 keeps a script's source in memory for as long
+ * as the script lives (functions are compiled when first called), and a single character outside
+ * Latin-1 makes the whole source a two-byte string: kfx-webhook's 3.6 MB bundle took 7.3 MB
+ * because of a few dependency comments. esbuild already writes code in ASCII (`charset`); what the
+ * tree-shaking pass (rollup) keeps verbatim is comments, where a `\uXXXX` escape is harmless.
+ * @param {string} dir
+ */
+function asciiOnly(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      asciiOnly(path);
+      continue;
+    }
+    if (!entry.name.endsWith('.js')) continue;
+    const text = readFileSync(path, 'utf8');
+    const ascii = text.replace(
+      /[\u0080-\uffff]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    if (ascii !== text) writeFileSync(path, ascii);
   }
 }
 

@@ -1,6 +1,6 @@
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
 import { execFile, spawn } from 'node:child_process';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,12 @@ describe('kfx-webhook', () => {
   it('prints its version', async () => {
     const { stdout } = await run(process.execPath, [main, '--version']);
     expect(stdout).toMatch(/^kfx-webhook \d+\.\d+\.\d+\n$/);
+  });
+
+  it('is an ASCII-only bundle: V8 keeps the source, and one wider character would double it', async () => {
+    const source = await readFile(main, 'latin1');
+    const wide = /[\u0080-\uffff]/.exec(source);
+    expect(wide ? source.slice(wide.index - 40, wide.index + 40) : undefined).toBeUndefined();
   });
 
   it('teaches its usage with --help', async () => {
