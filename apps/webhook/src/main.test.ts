@@ -1,7 +1,7 @@
 import { admissionReviewFor, writeDevCertificates } from '@kfx/admission-core';
+import { postH1 } from '@kfx/testenv';
 import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,35 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function post(
-  port: number,
-  path: string,
-  ca: string,
-  body: string,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        ca,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('kfx-webhook', () => {
   it('prints its version', async () => {
@@ -163,9 +134,9 @@ describe('kfx-webhook', () => {
           uid: path,
         }),
       );
-      const answer = await post(listening.port, path, certs.caCert, review);
+      const answer = await postH1(listening.port, path, review, { ca: certs.caCert });
       expect(answer.status).toBe(200);
-      expect(JSON.parse(answer.text)).toEqual({
+      expect(JSON.parse(answer.body)).toEqual({
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
         response: { uid: path, allowed: true },

@@ -4,7 +4,7 @@
 // the same work: the no-op webhook), and against the Go peer of the comparison benchmark
 // (@kfx/testenv/bench's, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
 // first). Prints figures; asserts nothing.
-import { applyManifests, startControlPlane } from '@kfx/testenv';
+import { applyManifests, postH1, startControlPlane } from '@kfx/testenv';
 import {
   ensurePeer,
   notebookPod,
@@ -158,27 +158,12 @@ async function round(
 }
 
 /** The patch kfx answers for the benchmark's Pods (they differ only in name). */
-function kfxPatch(): Promise<string> {
+async function kfxPatch(): Promise<string> {
   const review = admissionReviewFor({ object: pod('any', 'bench-0') });
-  const body = JSON.stringify(review);
-  return new Promise((resolve, reject) => {
-    const options = {
-      host: '127.0.0.1',
-      port: webhookServer.port,
-      path: '/mutate/proxy',
-      method: 'POST',
-      ca: certs.caCert,
-    };
-    const req = request(options, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => {
-        resolve((JSON.parse(text) as { response: { patch: string } }).response.patch);
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
+  const answer = await postH1(webhookServer.port, '/mutate/proxy', JSON.stringify(review), {
+    ca: certs.caCert,
   });
+  return (JSON.parse(answer.body) as { response: { patch: string } }).response.patch;
 }
 
 const echoServer = await startEchoServer({ ...serverEnv, PATCH: await kfxPatch() });

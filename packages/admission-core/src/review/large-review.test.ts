@@ -1,7 +1,7 @@
+import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionReviewFor } from './review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 

@@ -1,9 +1,9 @@
+import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import fc from 'fast-check';
 import { Agent } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook, defineValidatingWebhook } from '../webhook.js';
 

@@ -1,5 +1,5 @@
+import { postH1 } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
-import { postH1 } from '../testing/https-client.js';
 import { startTestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 

@@ -1,16 +1,18 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
+  h2Session,
+  postH2,
   runKubectl,
   startControlPlane,
   waitFor,
+  type Answer,
   type ControlPlane,
   type KubectlRun,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plain } from '../review/plain-json.js';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { h2Session, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { renderWebhookConfiguration } from '../webhook-configuration.js';
 import { defineMutatingWebhook } from '../webhook.js';

@@ -1,8 +1,8 @@
+import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 

@@ -1,10 +1,10 @@
+import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ClientHttp2Session } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plain } from '../review/plain-json.js';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook, defineValidatingWebhook } from '../webhook.js';
 

@@ -1,9 +1,9 @@
+import { h2Session, postH1, postH2 } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { Agent } from 'node:https';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { admissionReviewFor } from '../review/review-builder.js';
 import { closeOnSignals } from './signals.js';
-import { h2Session, postH1, postH2 } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 

@@ -1,3 +1,4 @@
+import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -6,7 +7,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevCertificates, type DevCertificates } from '../dev-certificates.js';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { h2Session, postH1, postH2, type Answer } from '../testing/https-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 

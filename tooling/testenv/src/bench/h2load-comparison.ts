@@ -6,8 +6,8 @@
 // the ratios against the targets; asserts nothing.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { loadavg } from 'node:os';
+import { postH1, type Answer } from '../https-client.js';
 import { h2load, type H2loadResult } from './h2load.js';
 import { percentile, type Protocol } from './load.js';
 import { startEchoServer, type Running } from './servers.js';
@@ -50,40 +50,21 @@ interface Probed {
 }
 
 /** What a server answers the body with (a correctness probe). */
-function probe(port: number, path: string, body: Buffer, ca: string): Promise<Probed> {
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        ca,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => {
-          try {
-            const { response } = JSON.parse(text) as { response: { patch?: string } };
-            if (response.patch === undefined) {
-              resolve({ summary: 'no patch' });
-              return;
-            }
-            const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString()) as [];
-            resolve({ summary: `${patch.length} patch operations`, patch: response.patch });
-          } catch {
-            resolve({ summary: `HTTP ${String(res.statusCode)}: ${text.slice(0, 80)}` });
-          }
-        });
-      },
-    );
-    req.on('error', (error) => {
-      resolve({ summary: `error: ${error.message}` });
-    });
-    req.end(body);
-  });
+async function probe(port: number, path: string, body: Buffer, ca: string): Promise<Probed> {
+  let answer: Answer;
+  try {
+    answer = await postH1(port, path, body, { ca });
+  } catch (error) {
+    return { summary: `error: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  try {
+    const { response } = JSON.parse(answer.body) as { response: { patch?: string } };
+    if (response.patch === undefined) return { summary: 'no patch' };
+    const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString()) as [];
+    return { summary: `${patch.length} patch operations`, patch: response.patch };
+  } catch {
+    return { summary: `HTTP ${String(answer.status)}: ${answer.body.slice(0, 80)}` };
+  }
 }
 
 interface Totals {

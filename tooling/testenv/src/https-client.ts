@@ -1,5 +1,5 @@
-// Minimal HTTPS clients for the tests, over HTTP/1.1 and HTTP/2, that report what the server
-// answered (status, headers, body, the certificate it presented) instead of throwing.
+// Minimal HTTPS clients for tests and benchmarks, over HTTP/1.1 and HTTP/2, that report what the
+// server answered (status, headers, body, the certificate it presented) instead of throwing.
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request, type Agent } from 'node:https';
 import { TLSSocket } from 'node:tls';
