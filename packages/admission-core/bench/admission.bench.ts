@@ -15,8 +15,8 @@ import {
   type Contender,
   type Protocol,
 } from '@kfx/testenv/bench';
+import { postH1 } from '@kfx/testenv';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,21 +37,11 @@ const contenders: Contender[] = [
   },
 ];
 
-function patchOperations(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path: PATH, method: 'POST', ca: certs.caCert };
-    const req = request(options, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => {
-        const { response } = JSON.parse(text) as { response: { patch?: string } };
-        const patch = Buffer.from(response.patch ?? 'W10=', 'base64').toString();
-        resolve((JSON.parse(patch) as unknown[]).length);
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+async function patchOperations(port: number): Promise<number> {
+  const answer = await postH1(port, PATH, body, { ca: certs.caCert });
+  const { response } = JSON.parse(answer.body) as { response: { patch?: string } };
+  const patch = Buffer.from(response.patch ?? 'W10=', 'base64').toString();
+  return (JSON.parse(patch) as unknown[]).length;
 }
 
 try {

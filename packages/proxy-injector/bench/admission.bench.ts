@@ -17,8 +17,8 @@ import {
   type Contender,
   type Protocol,
 } from '@kfx/testenv/bench';
+import { postH1 } from '@kfx/testenv';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -64,23 +64,10 @@ const contenders: Contender[] = [
   },
 ];
 
-function patchOf(port: number): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: PATH, method: 'POST', ca: certs.caCert },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => {
-          const { response } = JSON.parse(text) as { response: { patch?: string } };
-          const patch = Buffer.from(response.patch ?? 'W10=', 'base64').toString();
-          resolve(JSON.parse(patch) as unknown[]);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function patchOf(port: number): Promise<unknown[]> {
+  const answer = await postH1(port, PATH, body, { ca: certs.caCert });
+  const { response } = JSON.parse(answer.body) as { response: { patch?: string } };
+  return JSON.parse(Buffer.from(response.patch ?? 'W10=', 'base64').toString()) as unknown[];
 }
 
 try {
