@@ -2,8 +2,11 @@
 // with the admission server registered as a mutating webhook, against no webhook at all, against
 // a hand-written webhook that answers the same patch without computing it (so the apiserver does
 // the same work: the no-op webhook), and against the Go peer of the comparison benchmark
-// (@kfx/testenv/bench's, built on first run), in alternating rounds. Run with `pnpm run bench:e2e` (builds
-// first). Prints figures; asserts nothing.
+// (@kfx/testenv/bench's, built on first run). Rounds go through the modes forwards, then backwards
+// (none, echo, kfx, peer, peer, kfx, echo, none, ...), so that a machine slowing or speeding up
+// during the run does not always favour the mode that comes first; each round's Pods are deleted
+// after it, so that every round meets the same store. Run with `pnpm run bench:e2e` (builds first).
+// Prints figures; asserts nothing.
 import { applyManifests, postH1, startControlPlane } from '@kfx/testenv';
 import {
   ensurePeer,
@@ -26,7 +29,7 @@ import { proxyWebhook } from './proxy-webhook.ts';
 
 const PODS = Number(process.env.BENCH_PODS ?? 400);
 const CONCURRENCY = 16;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 
 const env = await startControlPlane();
 const dir = await mkdtemp(join(tmpdir(), 'kfx-bench-e2e-'));
@@ -154,7 +157,13 @@ async function round(
       }
     }),
   );
-  return { podsPerSecond: PODS / ((performance.now() - started) / 1000), latenciesMs, errors };
+  const podsPerSecond = PODS / ((performance.now() - started) / 1000);
+  // Unscheduled Pods go at once: the next round meets a store of the same size.
+  const cleared = await call('DELETE', `/api/v1/namespaces/${namespace}/pods`);
+  if (cleared.status !== 200) {
+    throw new Error(`deleting the Pods of ${namespace} failed: ${cleared.status} ${cleared.text}`);
+  }
+  return { podsPerSecond, latenciesMs, errors };
 }
 
 /** The patch kfx answers for the benchmark's Pods (they differ only in name). */
@@ -210,21 +219,23 @@ try {
     ]),
   );
   await round('bench-warmup'); // apiserver caches, connections, JIT
-  for (let index = 0; index < ROUNDS * modes.length; index += 1) {
-    const mode = modes[index % modes.length] ?? 'without';
-    await switchTo(mode);
-    const result = await round(`bench-${index}`);
-    const r = results.get(mode);
-    r?.podsPerSecond.push(result.podsPerSecond);
-    r?.latenciesMs.push(...result.latenciesMs);
-    if (r) r.errors += result.errors;
+  for (let cycle = 0; cycle < ROUNDS; cycle += 1) {
+    const order = cycle % 2 === 0 ? modes : [...modes].reverse();
+    for (const mode of order) {
+      await switchTo(mode);
+      const result = await round(`bench-${cycle}-${mode}`);
+      const r = results.get(mode);
+      r?.podsPerSecond.push(result.podsPerSecond);
+      r?.latenciesMs.push(...result.latenciesMs);
+      if (r) r.errors += result.errors;
+    }
   }
   // The median round: one round that a busy moment on the machine slowed does not move it.
   const rate = (mode: Mode) => percentile(results.get(mode)?.podsPerSecond ?? [], 50);
   console.log(
-    `${PODS} Pods (3 containers each) per round, ${CONCURRENCY} at a time, ${ROUNDS} rounds per mode, alternating; ` +
-      'Pods/s is the median round. ' +
-      'kube-apiserver, etcd, the webhook and this client share the machine.',
+    `${PODS} Pods (3 containers each) per round, ${CONCURRENCY} at a time, ${ROUNDS} rounds per ` +
+      "mode in cycles that alternate their order (each round's Pods deleted after it); Pods/s is " +
+      'the median round. kube-apiserver, etcd, the webhook and this client share the machine.',
   );
   console.log('webhook                    Pods/s  create p50 ms  p99 ms  errors');
   const labels: Record<Mode, string> = {
@@ -241,10 +252,22 @@ try {
         `${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} ${String(r.errors).padStart(7)}`,
     );
   }
+  // kfx against the no-op webhook cycle by cycle: the two rounds of a cycle ran minutes apart at
+  // most, so their ratio carries less of the machine's drift than a ratio of medians.
+  const paired = (results.get('kfx')?.podsPerSecond ?? []).map(
+    (kfx, cycle) => kfx / (results.get('echo')?.podsPerSecond[cycle] ?? Number.NaN),
+  );
+  const within = paired.filter((ratio) => ratio >= 0.95).length;
   console.log(
     `kfx/none: ${(rate('kfx') / rate('without')).toFixed(2)}× Pods per second; ` +
       `echo/none: ${(rate('echo') / rate('without')).toFixed(2)}×; kfx/echo: ${(rate('kfx') / rate('echo')).toFixed(2)}× ` +
       `(target ≥ 0.95); kfx/peer: ${(rate('kfx') / rate('peer')).toFixed(2)}×`,
+  );
+  console.log(
+    `kfx/echo cycle by cycle: median ${percentile(paired, 50).toFixed(2)}×, from ` +
+      `${Math.min(...paired).toFixed(2)}× to ${Math.max(...paired).toFixed(2)}× ` +
+      `(${paired.map((ratio) => ratio.toFixed(2)).join(' ')}); ${within} of ${paired.length} ` +
+      'cycles at 0.95× or more',
   );
   console.log(
     `load average (1, 5, 15 min) at the end: ${loadavg()
