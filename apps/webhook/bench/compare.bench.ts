@@ -1,7 +1,8 @@
 // Benchmark: the built kfx-webhook (proxy injector, the chart's heap flags, its log lines read
 // and dropped) against a Go peer webhook doing the same proxy injection and the transport floor
 // (a no-op Node.js TLS server), driven by h2load, side by side in one run: the table of the
-// issue that set the targets. The harness, the peer and the floor are @kfx/testenv/bench's, the
+// issue that set the targets. The floor and the least correct webhook run with the same heap
+// flags as kfx, so that the peak RSS row compares like with like. The harness, the peer and the floor are @kfx/testenv/bench's, the
 // same as admission-core's comparison. Run with `pnpm run bench:compare` (builds the bundle
 // first); asserts nothing.
 import {
@@ -25,8 +26,10 @@ try {
     describe:
       `kfx-webhook (dist/main.js, proxy injector, ${flags.join(' ')} as the chart sets for a ` +
       `${CHART_LIMIT_MIB}Mi limit, one log line per review) against a Go peer (standard library, ` +
-      'same injection, a log line per review) and the transport floor (no-op Node.js TLS server).',
+      'same injection, a log line per review) and the transport floor (no-op Node.js TLS server, ' +
+      'the same heap flags).',
     tls,
+    nodeArgs: flags,
     bodyFile: setup.bodyFile,
     peer: {
       name: 'peer (Go)',
@@ -47,7 +50,7 @@ try {
     floor: {
       name: 'no-op floor',
       path: '/',
-      start: () => startFloorServer({ CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile }),
+      start: () => startFloorServer({ CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile }, flags),
     },
   });
 } finally {

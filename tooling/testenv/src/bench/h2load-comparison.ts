@@ -35,6 +35,11 @@ export interface H2loadComparisonOptions {
   bodyFile: string;
   /** One line saying what is compared (printed first). */
   describe: string;
+  /**
+   * Node.js flags for the least correct webhook, e.g. the heap flags kfx runs with (start the
+   * floor with them too), so that their peak RSS compare like with like. Default none.
+   */
+  nodeArgs?: readonly string[];
   seconds?: number;
   rounds?: number;
   log?: (line: string) => void;
@@ -110,11 +115,10 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
     start: async (tls) => {
       const kfx = running[1];
       const answer = kfx ? await probe(kfx.port, options.kfx.path, body, tls.caCert) : undefined;
-      return startEchoServer({
-        CERT_FILE: tls.certFile,
-        KEY_FILE: tls.keyFile,
-        PATCH: answer?.patch ?? '',
-      });
+      return startEchoServer(
+        { CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile, PATCH: answer?.patch ?? '' },
+        options.nodeArgs,
+      );
     },
   };
   const contenders = [options.peer, options.kfx, leastCorrect, options.floor];
@@ -128,7 +132,8 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
   log(
     'least correct: the floor plus JSON.parse of the review, its uid echoed and the answer ' +
       "written with kfx's own patch (@kfx/testenv/bench's echo-server.ts): what no webhook that " +
-      'reads the review can go below.',
+      'reads the review can go below' +
+      (options.nodeArgs?.length ? `; run with ${options.nodeArgs.join(' ')}.` : '.'),
   );
   const loadBefore = load();
   try {

@@ -116,31 +116,46 @@ export function startProcess(
 
 /**
  * A benchmark server written in TypeScript (a module that prints its port as JSON, e.g. through
- * serveForBench), run by this Node.js with `env` added: `file` is its URL, usually
- * `new URL('webhook-server.ts', import.meta.url)`.
+ * serveForBench), run by this Node.js with `env` added and `nodeArgs` before it (e.g. heap
+ * flags): `file` is its URL, usually `new URL('webhook-server.ts', import.meta.url)`.
  */
-export function startServer(file: URL | string, env: Record<string, string>): Promise<Running> {
-  return startProcess(process.execPath, [fileURLToPath(file)], { env });
+export function startServer(
+  file: URL | string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Running> {
+  return startProcess(process.execPath, [...nodeArgs, fileURLToPath(file)], { env });
 }
 
 /**
  * The transport floor (floor-server.ts): Node's TLS + HTTP/2 server answering a fixed review, what
  * any webhook on Node pays before doing any work. `env` gives CERT_FILE and KEY_FILE.
  */
-export function startFloorServer(env: Record<string, string>): Promise<Running> {
-  return startKitServer('floor-server', env);
+export function startFloorServer(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Running> {
+  return startKitServer('floor-server', env, nodeArgs);
 }
 
 /**
  * The least correct webhook (echo-server.ts): the floor plus parsing the review, echoing its uid and
  * answering the fixed patch in PATCH (base64). `env` gives CERT_FILE, KEY_FILE and PATCH.
  */
-export function startEchoServer(env: Record<string, string>): Promise<Running> {
-  return startKitServer('echo-server', env);
+export function startEchoServer(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Running> {
+  return startKitServer('echo-server', env, nodeArgs);
 }
 
 /** One of this kit's servers: built next to this file as NAME.js, or its source from source. */
-function startKitServer(name: string, env: Record<string, string>): Promise<Running> {
+function startKitServer(
+  name: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[],
+): Promise<Running> {
   const built = new URL(`${name}.js`, import.meta.url);
-  return startServer(existsSync(built) ? built : new URL(`${name}.ts`, import.meta.url), env);
+  const file = existsSync(built) ? built : new URL(`${name}.ts`, import.meta.url);
+  return startServer(file, env, nodeArgs);
 }
