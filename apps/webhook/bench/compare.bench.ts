@@ -2,9 +2,9 @@
 // and dropped) against a Go peer webhook doing the same proxy injection and the transport floor
 // (a no-op Node.js TLS server), driven by h2load, side by side in one run: the table of the
 // issue that set the targets. The floor and the least correct webhook run with the same heap
-// flags as kfx, so that the peak RSS row compares like with like. The harness, the peer and the floor are @kfx/testenv/bench's, the
-// same as admission-core's comparison. Run with `pnpm run bench:compare` (builds the bundle
-// first); asserts nothing.
+// flags as kfx, so that the peak RSS row compares like with like. The harness, the peer and the
+// floor are @kfx/testenv/bench's, the same as admission-core's comparison. Run with
+// `pnpm run bench:compare` (builds the bundle first); asserts nothing.
 import {
   compareWithH2load,
   ensureH2load,

@@ -252,8 +252,8 @@ try {
         `${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} ${String(r.errors).padStart(7)}`,
     );
   }
-  // kfx against the no-op webhook cycle by cycle: the two rounds of a cycle ran minutes apart at
-  // most, so their ratio carries less of the machine's drift than a ratio of medians.
+  // kfx against the no-op webhook cycle by cycle: in every cycle their rounds run one after the
+  // other, so their ratio carries less of the machine's drift than a ratio of medians.
   const paired = (results.get('kfx')?.podsPerSecond ?? []).map(
     (kfx, cycle) => kfx / (results.get('echo')?.podsPerSecond[cycle] ?? Number.NaN),
   );
