@@ -5,13 +5,7 @@
 // flags as kfx, so that the peak RSS row compares like with like. The harness, the peer and the
 // floor are @kfx/testenv/bench's, the same as admission-core's comparison. Run with
 // `pnpm run bench:compare` (builds the bundle first); asserts nothing.
-import {
-  compareWithH2load,
-  ensureH2load,
-  ensurePeer,
-  startFloorServer,
-  startProcess,
-} from '@kfx/testenv/bench';
+import { compareWithH2load, ensureH2load, ensurePeer, startProcess } from '@kfx/testenv/bench';
 import { CHART_LIMIT_MIB, heapFlags } from './heap-flags.ts';
 import { benchSetup, MAIN } from './setup.ts';
 
@@ -46,11 +40,6 @@ try {
           env: { KUBERNETES_SERVICE_HOST: '' },
           unset: ['KUBECONFIG'],
         }),
-    },
-    floor: {
-      name: 'no-op floor',
-      path: '/',
-      start: () => startFloorServer({ CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile }, flags),
     },
   });
 } finally {

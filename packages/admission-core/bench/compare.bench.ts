@@ -10,7 +10,6 @@ import {
   ensureH2load,
   ensurePeer,
   notebookPod,
-  startFloorServer,
   startProcess,
   startServer,
 } from '@kfx/testenv/bench';
@@ -50,11 +49,6 @@ try {
       name: 'kfx',
       path: '/mutate/proxy',
       start: (tls) => startServer(new URL('kfx-server.ts', import.meta.url), files(tls)),
-    },
-    floor: {
-      name: 'no-op floor',
-      path: '/',
-      start: (tls) => startFloorServer(files(tls)),
     },
   });
 } finally {

@@ -1,5 +1,6 @@
 // The comparison of a kfx webhook with a Go peer (peer.ts), the least correct webhook
-// (echo-server.ts, answering kfx's own patch) and the transport floor, side by side in one run,
+// (echo-server.ts, answering kfx's own patch) and the transport floor (floor-server.ts; the kit
+// starts these two itself, with the same Node.js flags), side by side in one run,
 // driven by h2load: throughput at saturation over HTTP/2 and HTTP/1.1 (rounds alternate between
 // the servers, so that a busy moment of the machine hits all of them), the server's CPU time per
 // review, the latency at a fixed 100 requests/s, and each server's peak RSS. Prints the table and
@@ -10,7 +11,7 @@ import { loadavg } from 'node:os';
 import { postH1, type Answer } from '../https-client.js';
 import { h2load, type H2loadResult } from './h2load.js';
 import { percentile, type Protocol } from './load.js';
-import { startEchoServer, type Running } from './servers.js';
+import { startEchoServer, startFloorServer, type Running } from './servers.js';
 
 export interface BenchTls {
   certFile: string;
@@ -29,15 +30,14 @@ export interface H2loadContender {
 export interface H2loadComparisonOptions {
   peer: H2loadContender;
   kfx: H2loadContender;
-  floor: H2loadContender;
   tls: BenchTls;
   /** File holding the AdmissionReview every request sends. */
   bodyFile: string;
   /** One line saying what is compared (printed first). */
   describe: string;
   /**
-   * Node.js flags for the least correct webhook, e.g. the heap flags kfx runs with (start the
-   * floor with them too), so that their peak RSS compare like with like. Default none.
+   * Node.js flags for the kit's own servers (the least correct webhook and the floor), e.g. the
+   * heap flags kfx runs with, so that their peak RSS compare like with like. Default none.
    */
   nodeArgs?: readonly string[];
   seconds?: number;
@@ -46,6 +46,9 @@ export interface H2loadComparisonOptions {
 }
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** The environment the kit's servers read their TLS files from. */
+const tlsEnv = (tls: BenchTls) => ({ CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile });
 
 interface Probed {
   /** The number of patch operations, or what went wrong. */
@@ -115,13 +118,15 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
     start: async (tls) => {
       const kfx = running[1];
       const answer = kfx ? await probe(kfx.port, options.kfx.path, body, tls.caCert) : undefined;
-      return startEchoServer(
-        { CERT_FILE: tls.certFile, KEY_FILE: tls.keyFile, PATCH: answer?.patch ?? '' },
-        options.nodeArgs,
-      );
+      return startEchoServer({ ...tlsEnv(tls), PATCH: answer?.patch ?? '' }, options.nodeArgs);
     },
   };
-  const contenders = [options.peer, options.kfx, leastCorrect, options.floor];
+  const noopFloor: H2loadContender = {
+    name: 'no-op floor',
+    path: '/',
+    start: (tls) => startFloorServer(tlsEnv(tls), options.nodeArgs),
+  };
+  const contenders = [options.peer, options.kfx, leastCorrect, noopFloor];
   log(options.describe);
   log(
     `${h2loadVersion()}; Node ${process.version}; AdmissionReview of ${(body.length / 1024).toFixed(1)} KiB. ` +
@@ -132,8 +137,8 @@ export async function compareWithH2load(options: H2loadComparisonOptions): Promi
   log(
     'least correct: the floor plus JSON.parse of the review, its uid echoed and the answer ' +
       "written with kfx's own patch (@kfx/testenv/bench's echo-server.ts): what no webhook that " +
-      'reads the review can go below' +
-      (options.nodeArgs?.length ? `; run with ${options.nodeArgs.join(' ')}.` : '.'),
+      'reads the review can go below.' +
+      (options.nodeArgs?.length ? ` It and the floor run with ${options.nodeArgs.join(' ')}.` : ''),
   );
   const loadBefore = load();
   try {
