@@ -218,3 +218,56 @@ describe('KubeClient requests', () => {
     );
   });
 });
+
+describe('KubeClient lists', () => {
+  it('hands over each object as it is read, page by page, never a whole page at once', async () => {
+    let release: (() => void) | undefined;
+    const waitUntil = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const pages: string[] = [];
+    api.handle((req, res) => {
+      const url = new URL(req.url ?? '', 'http://x');
+      pages.push(url.searchParams.get('continue') ?? 'first');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (!url.searchParams.has('continue')) {
+        res.write('{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"continue":"p2"},');
+        res.write('"items":[{"metadata":{"name":"a","namespace":"n"}},');
+        // The rest of the page waits until the test has seen the first object.
+        release = () => {
+          release = undefined;
+          res.end('{"metadata":{"name":"b","namespace":"n"}}]}');
+        };
+      } else {
+        res.end(
+          '{"metadata":{"resourceVersion":"9","continue":""},"items":[{"metadata":{"name":"c"}}]}',
+        );
+      }
+    });
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
+    const seen: string[] = [];
+    const listed = client.eachItem(resources.configMaps, { namespace: 'n' }, (item) => {
+      seen.push(`${item.kind ?? ''}/${item.apiVersion ?? ''}/${item.metadata?.name ?? ''}`);
+      if (seen.length === 1) release?.();
+    });
+    expect(await listed).toMatchObject({ metadata: { resourceVersion: '9', continue: '' } });
+    expect(seen).toEqual(['ConfigMap/v1/a', 'ConfigMap/v1/b', 'ConfigMap/v1/c']);
+    expect(pages).toEqual(['first', 'p2']);
+    const all = client.list(resources.configMaps, { namespace: 'n' });
+    await waitUntil(() => release !== undefined && pages.length === 3);
+    release?.();
+    expect((await all).items.map((i) => i.metadata?.name)).toEqual(['a', 'b', 'c']);
+    client.close();
+  });
+
+  it('names the request when a list answer is not a list', async () => {
+    api.handle((_req, res) => {
+      json(res, 200, ['not', 'a', 'list']);
+    });
+    const client = KubeClient.fromKubeConfig(api.kubeConfig, { logger: silent });
+    await expect(client.list(resources.configMaps, { namespace: 'n' })).rejects.toThrow(
+      /^GET configmaps in n: 200 BadResponse: reading a list: the answer is not a JSON object/,
+    );
+    client.close();
+  });
+});

@@ -7,13 +7,13 @@ import { Registry, type Counter, type Histogram } from 'prom-client';
 import { parseRetryAfter, sleep } from '../backoff.js';
 import { Discovery } from './discovery.js';
 import { KubeApiError } from './errors.js';
-import { readBody, send, type Sent } from './http-request.js';
+import { readBody, readList, send, type Sent } from './http-request.js';
 import { defaultLogger, type Logger } from '../logger.js';
 import { counter, histogram } from '../metrics.js';
 import { retryDelay, type RetryOptions } from './retry-policy.js';
 import { Transport } from './transport.js';
 import { KubeVerbs, type Query, type RequestOptions } from './verbs.js';
-import type { ResourceRef } from './resources.js';
+import type { KubeList, ResourceRef } from './resources.js';
 
 export type { Query, RequestOptions } from './verbs.js';
 
@@ -98,6 +98,22 @@ export class KubeClient extends KubeVerbs {
         reason: 'BadResponse',
         message: `the answer is not JSON: ${text.slice(0, 200)}`,
       });
+    }
+  }
+
+  /** Sends a GET for a list and hands each item to `onItem` as it is read (list-stream.ts). */
+  async requestList(
+    path: string,
+    options: RequestOptions,
+    onItem: (item: unknown) => void,
+  ): Promise<Omit<KubeList<unknown>, 'items'>> {
+    const sent = await this.#exchange('GET', path, options);
+    try {
+      const fields = await readList(sent, 'GET', path, onItem);
+      const metadata = (fields.metadata ?? {}) as KubeList<unknown>['metadata'];
+      return { ...fields, metadata };
+    } catch (error) {
+      throw options.signal?.aborted ? options.signal.reason : error;
     }
   }
 

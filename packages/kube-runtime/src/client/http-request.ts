@@ -3,6 +3,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { KubeApiError } from './errors.js';
+import { ListStreamError, ListStreamParser } from './list-stream.js';
 
 export interface SendOptions {
   server: URL;
@@ -94,21 +95,82 @@ export function send(options: SendOptions): Promise<Sent> {
 
 /** Reads a response body to the end, within what is left of the request's timeout. */
 export function readBody(sent: Sent, method: string, path: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  return consumeBody(sent, method, path, {
+    data: (chunk) => chunks.push(chunk),
+    end: () => Buffer.concat(chunks).toString('utf8'),
+  });
+}
+
+/**
+ * Reads a list answer as it arrives, handing each item to `onItem` (list-stream.ts), within what
+ * is left of the request's timeout; returns the list's other top-level fields.
+ */
+export function readList(
+  sent: Sent,
+  method: string,
+  path: string,
+  onItem: (item: unknown) => void,
+): Promise<Record<string, unknown>> {
+  const parser = new ListStreamParser(onItem);
+  return consumeBody(sent, method, path, {
+    data: (chunk) => {
+      parser.write(chunk);
+    },
+    end: () => parser.end(),
+  });
+}
+
+function consumeBody<T>(
+  sent: Sent,
+  method: string,
+  path: string,
+  sink: { data: (chunk: Buffer) => void; end: () => T },
+): Promise<T> {
   const { response, deadline } = sent;
-  return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+  return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => response.destroy(new Error('the response body did not arrive in time')),
       Math.max(0, deadline - Date.now()),
     );
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      response.destroy();
+      reject(error);
+    };
+    /** What the sink threw: an answer that is not a list is the server's fault; the rest, ours. */
+    const sinkFailed = (error: unknown) => {
+      if (!(error instanceof ListStreamError)) {
+        fail(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      fail(
+        new KubeApiError({
+          method,
+          path,
+          status: response.statusCode ?? 0,
+          reason: 'BadResponse',
+          message: error.message,
+        }),
+      );
+    };
+    response.on('data', (chunk: Buffer) => {
+      try {
+        sink.data(chunk);
+      } catch (error) {
+        sinkFailed(error);
+      }
+    });
     response.on('end', () => {
       clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      try {
+        resolve(sink.end());
+      } catch (error) {
+        sinkFailed(error);
+      }
     });
     response.on('error', (error) => {
-      clearTimeout(timer);
-      reject(
+      fail(
         new KubeApiError({
           method,
           path,

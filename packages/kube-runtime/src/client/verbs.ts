@@ -2,7 +2,13 @@
 // written once on top of `request` and `stream`, which KubeClient provides.
 import type { IncomingMessage } from 'node:http';
 import { isGone, type Status } from './errors.js';
-import { resourcePath, type KubeList, type KubeObject, type ResourceRef } from './resources.js';
+import {
+  apiVersionOf,
+  resourcePath,
+  type KubeList,
+  type KubeObject,
+  type ResourceRef,
+} from './resources.js';
 import { readWatchEvents, type WatchEvent } from './watch.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -73,6 +79,12 @@ export interface DeleteOptions extends ObjectOptions {
 export abstract class KubeVerbs {
   abstract request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   abstract stream(method: string, path: string, options?: RequestOptions): Promise<IncomingMessage>;
+  /** Sends a GET for a list and hands each item to `onItem` as it is read; returns the rest. */
+  abstract requestList(
+    path: string,
+    options: RequestOptions,
+    onItem: (item: unknown) => void,
+  ): Promise<Omit<KubeList<unknown>, 'items'>>;
 
   get<T extends KubeObject>(
     ref: ResourceRef,
@@ -88,6 +100,39 @@ export abstract class KubeVerbs {
     ref: ResourceRef,
     options: ListOptions = {},
   ): Promise<KubeList<T>> {
+    let items: T[] = [];
+    const list = await this.#pages<T>(
+      ref,
+      options,
+      (item) => items.push(item),
+      () => {
+        items = [];
+      },
+    );
+    return { ...list, items };
+  }
+
+  /**
+   * Lists every object page by page, handing each to `each` as soon as it is read (items get
+   * `apiVersion` and `kind`): only one object is ever held as the server sent it, so a caller
+   * that keeps less of each (an informer's transform) never holds a whole page. Returns the
+   * list's metadata (its resourceVersion). Should a continue token expire between pages, the
+   * list starts again and the objects are handed over again from the first.
+   */
+  async eachItem<T extends KubeObject>(
+    ref: ResourceRef,
+    options: ListOptions,
+    each: (item: T) => void,
+  ): Promise<Omit<KubeList<T>, 'items'>> {
+    return this.#pages(ref, options, each, () => undefined);
+  }
+
+  async #pages<T extends KubeObject>(
+    ref: ResourceRef,
+    options: ListOptions,
+    each: (item: T) => void,
+    restarted: () => void,
+  ): Promise<Omit<KubeList<T>, 'items'>> {
     const path = resourcePath(ref, { namespace: options.namespace });
     const query: Query = {
       labelSelector: options.labelSelector,
@@ -95,35 +140,42 @@ export abstract class KubeVerbs {
       resourceVersion: options.resourceVersion,
       limit: options.pageSize ?? 500,
     };
-    const items: T[] = [];
-    let list: KubeList<T>;
+    const apiVersion = apiVersionOf(ref);
+    const onItem = (raw: unknown) => {
+      const item = raw as T;
+      item.apiVersion ??= apiVersion;
+      item.kind ??= ref.kind;
+      each(item);
+    };
+    let list: Omit<KubeList<T>, 'items'>;
     let token: string | undefined;
     do {
       try {
-        list = await this.request<KubeList<T>>('GET', path, {
-          ...common(options),
-          // A continuation carries its own snapshot: the server refuses a resourceVersion with it.
-          query:
-            token === undefined ? query : { ...query, resourceVersion: undefined, continue: token },
-        });
+        list = await this.requestList(
+          path,
+          {
+            ...common(options),
+            // A continuation carries its own snapshot: the server refuses a resourceVersion with it.
+            query:
+              token === undefined
+                ? query
+                : { ...query, resourceVersion: undefined, continue: token },
+          },
+          onItem,
+        );
       } catch (error) {
         if (token === undefined || !isGone(error)) throw error;
         // The continue token expired between pages: one unpaged list is consistent again.
-        items.length = 0;
-        list = await this.request<KubeList<T>>('GET', path, {
-          ...common(options),
-          query: { ...query, limit: undefined },
-        });
+        restarted();
+        list = await this.requestList(
+          path,
+          { ...common(options), query: { ...query, limit: undefined } },
+          onItem,
+        );
       }
-      for (const item of list.items) items.push(item);
       token = list.metadata.continue === '' ? undefined : list.metadata.continue;
     } while (token !== undefined);
-    const apiVersion = list.apiVersion;
-    for (const item of items) {
-      item.apiVersion ??= apiVersion;
-      item.kind ??= ref.kind;
-    }
-    return { ...list, metadata: { ...list.metadata, continue: '' }, items };
+    return { ...list, metadata: { ...list.metadata, continue: '' } };
   }
 
   /** Creates; the answer also has what the server added (uid, resourceVersion, …). */

@@ -222,18 +222,22 @@ export class Informer<T extends KubeObject> {
   }
 
   async #list(signal: AbortSignal): Promise<void> {
-    const list = await this.client.list<T>(this.ref, { ...this.#selectors(), signal });
     const seen = new Set<string>();
-    for (const raw of list.items) {
-      const object = this.#transform(raw);
-      const key = objectKey(object);
-      seen.add(key);
-      const old = this.#store.set(object);
-      if (!old) this.#handlers.emitAdd(object);
-      else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
-        this.#handlers.emitUpdate(object, old);
-      }
-    }
+    // Each object is transformed as it is read: the cache never holds a page as the server sent it.
+    const list = await this.client.eachItem<T>(
+      this.ref,
+      { ...this.#selectors(), signal },
+      (raw) => {
+        const object = this.#transform(raw);
+        const key = objectKey(object);
+        seen.add(key);
+        const old = this.#store.set(object);
+        if (!old) this.#handlers.emitAdd(object);
+        else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
+          this.#handlers.emitUpdate(object, old);
+        }
+      },
+    );
     // Objects deleted while no watch was running.
     for (const key of this.#store.keys()) {
       if (seen.has(key)) continue;
