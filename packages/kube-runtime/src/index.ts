@@ -1,5 +1,10 @@
 export { applyObject, whyWrite, type ApplyOptions, type ApplyResult } from './controller/apply.js';
 export {
+  appliedSkeleton,
+  type AppliedSkeleton,
+  type AppliedSkeletonFields,
+} from './controller/applied-digest.js';
+export {
   backoffDelay,
   KeyedBackoff,
   parseRetryAfter,

@@ -7,10 +7,12 @@ import { readFileSync } from 'node:fs';
 import { CRDS, toObjects, useSharedControlPlane, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { appliedSkeleton, type AppliedSkeleton } from './applied-digest.js';
 import { applyObject } from './apply.js';
 import { KubeClient } from '../client/client.js';
 import { createInformer } from '../informer/informer.js';
-import { resources, type KubeObject } from '../client/resources.js';
+import { resources, type KubeObject, type ResourceRef } from '../client/resources.js';
+import type { Informer } from '../informer/informer.js';
 
 const logger = pino({ level: 'silent' });
 const fieldManager = 'kfx-controller';
@@ -210,6 +212,93 @@ describe('applyObject on a real apiserver', () => {
     }
     expect(await requests()).toBe(before);
     await informer.stop();
+  });
+
+  it('from a cache of skeletons: no request while steady, drift repaired, no content held', async () => {
+    const caches = new Map<string, { ref: ResourceRef; informer: Informer<KubeObject> }>();
+    for (const object of policyObjects) {
+      const ref = await client.resolve(object.apiVersion ?? '', object.kind ?? '');
+      const informer = createInformer<KubeObject>(client, ref, {
+        namespace: ref.namespaced ? ns : undefined,
+        fieldSelector: `metadata.name=${object.metadata?.name ?? ''}`,
+        transform: appliedSkeleton(fieldManager, { labels: ['app.kubernetes.io/managed-by'] }),
+        logger,
+      });
+      informer.start();
+      await informer.waitForSync();
+      caches.set(object.kind ?? '', { ref, informer });
+    }
+    const cacheOf = (object: KubeObject) => {
+      const cache = caches.get(object.kind ?? '');
+      if (!cache) throw new Error(`no cache for ${object.kind ?? ''}`);
+      return cache;
+    };
+    const apply = (object: KubeObject) =>
+      applyObject(client, object, {
+        fieldManager,
+        cache: cacheOf(object).informer.store,
+        ref: cacheOf(object).ref,
+        logger,
+      });
+    const cachedVersion = (object: KubeObject) =>
+      cacheOf(object).informer.store.get(
+        object.metadata?.namespace
+          ? `${ns}/${object.metadata.name ?? ''}`
+          : (object.metadata?.name ?? ''),
+      )?.metadata?.resourceVersion;
+    const settled = async (object: KubeObject, version: string | undefined) =>
+      waitFor(
+        () => {
+          const seen = cachedVersion(object);
+          return Promise.resolve(
+            seen === version
+              ? { done: true as const, value: undefined }
+              : { done: false as const, saw: `resourceVersion ${seen ?? 'none'}` },
+          );
+        },
+        { description: `the cache to hold ${object.kind ?? ''} at ${version ?? ''}` },
+      );
+    // Bring every object to the desired state, whatever the earlier tests left.
+    for (const object of policyObjects) {
+      const result = await apply(object);
+      await settled(object, result.object.metadata?.resourceVersion);
+    }
+    // A first round may read an object whose digest cannot tell (server defaults in a list)...
+    for (const object of policyObjects) expect((await apply(object)).changed).toBe(false);
+    // ...after which nothing is asked of the server at all.
+    const before = await requests();
+    for (let round = 0; round < 5; round++) {
+      for (const object of policyObjects) expect((await apply(object)).changed).toBe(false);
+    }
+    expect(await requests()).toBe(before);
+
+    const [configMap] = policyObjects.filter((o) => o.kind === 'ConfigMap');
+    if (!configMap) throw new Error('no ConfigMap among the policy objects');
+    const edited = await client.patch(
+      resources.configMaps,
+      'proxy-env',
+      { data: { HTTPS_PROXY: 'http://elsewhere:3128' } },
+      { namespace: ns, fieldManager: 'kubectl-edit' },
+    );
+    await settled(configMap, edited.metadata?.resourceVersion);
+    const repaired = await apply(configMap);
+    expect(repaired.changed).toBe(true);
+    expect(repaired.reason).toBe(
+      'data.HTTPS_PROXY: want "http://proxy:3128", have "http://elsewhere:3128"',
+    );
+
+    for (const { informer } of caches.values()) {
+      for (const entry of informer.store.list()) {
+        expect(Object.keys(entry).sort()).toEqual([
+          'apiVersion',
+          'appliedDigest',
+          'kind',
+          'metadata',
+        ]);
+        expect((entry as AppliedSkeleton).appliedDigest).toMatch(/^[\w-]{43}$/);
+      }
+      await informer.stop();
+    }
   });
 
   it('repairs drift made by another manager', async () => {

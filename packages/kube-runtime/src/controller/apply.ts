@@ -2,10 +2,13 @@
 // every object periodically; without the skip, a steady cluster would take one write per
 // object per resync. The write is skipped only when the live object (from an informer's cache
 // when given, else a GET) holds every desired value AND the field manager owns exactly the
-// desired fields, so that fields dropped from the desired state are still removed.
+// desired fields, so that fields dropped from the desired state are still removed. A cache of
+// skeletons (applied-digest.ts) answers by digest; when the digests differ, the object is read
+// and judged exactly.
 import type { KubeClient } from '../client/client.js';
 import { getOrUndefined } from '../client/get-or-undefined.js';
 import type { Logger } from '../logger.js';
+import { desiredDigest, isAppliedSkeleton, type AppliedSkeleton } from './applied-digest.js';
 import { applyEntry, desiredLeaves, ownedLeaves, ownershipDifference } from './managed-fields.js';
 import { counter } from '../metrics.js';
 import { objectKey } from '../object-key.js';
@@ -29,8 +32,13 @@ export interface ApplyOptions {
 export interface ApplyResult<T> {
   /** True when the object was created or modified; false when skipped or a no-op. */
   changed: boolean;
-  /** The live object: the server's answer, or the cached/read one when the write was skipped. */
+  /**
+   * The live object: the server's answer, or the cached/read one when the write was skipped
+   * (from a cache of skeletons, the skeleton).
+   */
   object: T;
+  /** Why it was written: the first difference found, or `it did not exist`. */
+  reason?: string | undefined;
 }
 
 export async function applyObject<T extends KubeObject>(
@@ -61,12 +69,14 @@ export async function applyObject<T extends KubeObject>(
   ]);
 
   const live = await readLive<T>(client, ref, desired, options);
+  let reason = 'it did not exist';
   if (live) {
-    const reason = whyWrite(desired, live, options.fieldManager);
-    if (reason === undefined) {
+    const why = await writeReason(client, ref, desired, live, options);
+    if (why === undefined) {
       applies.inc({ kind, result: 'skipped' });
       return { changed: false, object: live };
     }
+    reason = why;
     logger.debug({ reason }, 'applying');
   }
   const object = await client.apply<T>(ref, desired, {
@@ -78,7 +88,37 @@ export async function applyObject<T extends KubeObject>(
   const changed = live?.metadata?.resourceVersion !== object.metadata?.resourceVersion;
   applies.inc({ kind, result: changed ? 'changed' : 'unchanged' });
   if (changed) logger.info(live ? 'updated' : 'created');
-  return { changed, object };
+  return { changed, object, reason };
+}
+
+/** Skeletons whose object was read and found to need no write for a desired digest. */
+const verified = new WeakMap<AppliedSkeleton, string>();
+
+/** whyWrite against a cached object, which may be a skeleton (see applied-digest.ts). */
+async function writeReason(
+  client: KubeClient,
+  ref: ResourceRef,
+  desired: KubeObject,
+  cached: KubeObject,
+  options: ApplyOptions,
+): Promise<string | undefined> {
+  if (!isAppliedSkeleton(cached)) return whyWrite(desired, cached, options.fieldManager);
+  if (cached.kind !== undefined && cached.kind !== desired.kind) return `kind is ${cached.kind}`;
+  if (cached.metadata?.deletionTimestamp) return 'the live object is being deleted';
+  const want = desiredDigest(desired);
+  if (cached.appliedDigest === want || verified.get(cached) === want) return undefined;
+  // A real difference, or one the digest cannot see past (a default the server filled in):
+  // read the object and judge exactly.
+  const live = await getOrUndefined(client, ref, desired.metadata?.name ?? '', {
+    namespace: ref.namespaced ? desired.metadata?.namespace : undefined,
+    signal: options.signal,
+  });
+  if (!live) return 'it did not exist';
+  const reason = whyWrite(desired, live, options.fieldManager);
+  if (reason === undefined && live.metadata?.resourceVersion === cached.metadata?.resourceVersion) {
+    verified.set(cached, want);
+  }
+  return reason;
 }
 
 /** Why the live object does not already match, or undefined when a write can be skipped. */

@@ -92,13 +92,13 @@ export function subsetDifference(
   return differ(path, desired, live);
 }
 
-function isQuantityPath(path: Path): boolean {
+export function isQuantityPath(path: Path): boolean {
   const field = path.at(-1) ?? '';
   const parent = path.at(-2) ?? '';
   return QUANTITY_FIELDS.has(field) || QUANTITY_MAPS.has(parent);
 }
 
-const isScalarQuantity = (value: unknown): value is string | number =>
+export const isScalarQuantity = (value: unknown): value is string | number =>
   typeof value === 'string' || typeof value === 'number';
 
 function differ(path: Path, desired: unknown, live: unknown): string {

@@ -1,0 +1,125 @@
+// A cache of the objects a controller applies need not hold them. What decides whether an apply
+// can be skipped (apply.ts: the live object holds every desired value, and the field manager owns
+// exactly the desired fields) depends on the live object only through the fields that manager
+// owns and their values; a digest of those is enough to say "nothing to do". The digest of a
+// desired object is made the same way, so a steady cluster costs no request at all, while the
+// cache keeps a few hundred bytes per object however large someone made it. When the digests
+// differ (a real change, or a default the server filled in inside a list) the caller reads the
+// object and decides exactly, and remembers an exact "no write needed" for that version.
+import { createHash } from 'node:crypto';
+import type { KubeObject, OwnerReference } from '../client/resources.js';
+import { metadataSkeleton, type SkeletonFields } from '../informer/skeleton.js';
+import { parseQuantity } from '../quantity.js';
+import { applyEntry, desiredLeaves, ownedLeaves } from './managed-fields.js';
+import {
+  comparableFields,
+  isPlainObject,
+  isQuantityPath,
+  isScalarQuantity,
+} from './semantic-equal.js';
+
+/** What a cache made by `appliedSkeleton` holds. */
+export interface AppliedSkeleton extends KubeObject {
+  /** Digest of the fields the field manager owns, with their values; null: it never applied. */
+  appliedDigest: string | null;
+}
+
+type Path = readonly string[];
+
+/** Owner references a skeleton keeps at most: more is no object a controller made. */
+const MAX_OWNERS = 16;
+
+export interface AppliedSkeletonFields extends Omit<SkeletonFields, 'ownerReferences'> {
+  /** Keep the owner references of these kinds (at most 16). Default none. */
+  ownerKinds?: readonly string[] | undefined;
+}
+
+/**
+ * An informer `transform` for a cache given to `applyObject` as `cache`: the identity metadata,
+ * the named labels and annotations, owner references of the named kinds, and the digest of what
+ * `fieldManager` applied. Nothing else of the object, whoever wrote it, stays in memory.
+ */
+export function appliedSkeleton(
+  fieldManager: string,
+  fields: AppliedSkeletonFields = {},
+): (object: KubeObject) => AppliedSkeleton {
+  const skeleton = metadataSkeleton(fields);
+  const kinds = new Set(fields.ownerKinds ?? []);
+  return (object) => {
+    const kept = skeleton(object);
+    const owners = (object.metadata?.ownerReferences ?? [])
+      .filter((owner) => kinds.has(owner.kind))
+      .slice(0, MAX_OWNERS)
+      .map(({ apiVersion, kind, name, uid, controller }): OwnerReference => ({
+        apiVersion,
+        kind,
+        name,
+        uid,
+        controller,
+      }));
+    if (owners.length > 0 && kept.metadata) kept.metadata.ownerReferences = owners;
+    return { ...kept, appliedDigest: appliedDigest(object, fieldManager) };
+  };
+}
+
+export const isAppliedSkeleton = (object: KubeObject): object is AppliedSkeleton =>
+  Object.hasOwn(object, 'appliedDigest');
+
+/** The digest of the fields `fieldManager` owns on `live`; null when it never applied it. */
+export function appliedDigest(live: KubeObject, fieldManager: string): string | null {
+  const entry = applyEntry(live.metadata?.managedFields, fieldManager);
+  if (!entry) return null;
+  return digestOf(ownedLeaves(entry.fieldsV1), live as Record<string, unknown>);
+}
+
+/** The digest a live object has when it holds exactly `desired` (and nothing else is owned). */
+export function desiredDigest(desired: KubeObject): string {
+  const fields = comparableFields(desired as Record<string, unknown>);
+  return digestOf(desiredLeaves(fields), fields);
+}
+
+function digestOf(leaves: Path[], source: Record<string, unknown>): string {
+  const entries = leaves
+    .map((path): [string, unknown] => [path.join('\u0000'), canonical(valueAt(source, path), path)])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url');
+}
+
+function valueAt(source: Record<string, unknown>, path: Path): unknown {
+  let value: unknown = source;
+  for (const key of path) {
+    if (!isPlainObject(value)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+/**
+ * One spelling per value as subsetDifference compares them: quantities by value, object keys in
+ * order, absent and null alike. Anything it cannot tell apart exactly (a zero the server
+ * dropped) spells differently, which costs a read, never a skipped write.
+ */
+function canonical(value: unknown, path: Path): unknown {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) return value.map((item, i) => canonical(item, [...path, String(i)]));
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const child = canonical(value[key], [...path, key]);
+      if (child !== null) out[key] = child;
+    }
+    return out;
+  }
+  if (isQuantityPath(path) && isScalarQuantity(value)) {
+    const quantity = parseQuantity(value);
+    if (quantity) return `quantity:${reduced(quantity.numerator, quantity.denominator)}`;
+  }
+  return value;
+}
+
+function reduced(numerator: bigint, denominator: bigint): string {
+  let [a, b] = [numerator < 0n ? -numerator : numerator, denominator];
+  while (b !== 0n) [a, b] = [b, a % b];
+  const gcd = a === 0n ? 1n : a;
+  return `${numerator / gcd}/${denominator / gcd}`;
+}
