@@ -71,6 +71,7 @@ export {
   type OpsServer,
   type OpsServerOptions,
 } from './serving/ops-server.js';
+export { inParallel } from './in-parallel.js';
 export { parseQuantity, quantitiesEqual, type Quantity } from './quantity.js';
 export { informersReady } from './informer/readiness.js';
 export {
