@@ -31,6 +31,8 @@ export function enableReconciler<Config, Prepared>(
     name: reconciler.name,
     kinds: reconciler.kinds(prepared),
     reads: reconciler.reads?.(prepared) ?? [],
+    namespaces: reconciler.namespaces?.(prepared) ?? [],
+    createOnly: reconciler.createOnly ?? false,
     desired: (profile, read = EMPTY_VIEW) =>
       reconciler.desired(profile, { config: prepared, read }),
   };

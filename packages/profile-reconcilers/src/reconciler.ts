@@ -58,6 +58,25 @@ export interface ReadRef {
    * cached object reconciles nothing. E.g. only the Secrets it copies, of a busy namespace.
    */
   concerns?: ((object: KubeObject) => boolean) | undefined;
+  /**
+   * What the cache keeps of each object (default: the object without managedFields). Objects a
+   * tenant can write (RoleBindings in its namespace) must be cut to what `desired` reads, or one
+   * tenant fills the controller's memory. Refs that share a cache must share this function.
+   */
+  transform?: ((object: KubeObject) => KubeObject) | undefined;
+}
+
+/**
+ * A namespace the configuration depends on: a peer the network policies admit, the source of
+ * copies, a fixed target of templates. No Profile may use it (a tenant who held it would hold
+ * what it gives), and a `source` is read only while it is no Profile's namespace.
+ */
+export interface NamespaceUse {
+  name: string;
+  /** For people, after the reconciler's name: `the Secrets are copied from it`. */
+  why: string;
+  /** Objects are read from it and copied into Profile namespaces. */
+  source?: boolean | undefined;
 }
 
 /** What `desired` may read: the cached objects of the kinds the reconciler declared. */
@@ -84,6 +103,15 @@ export interface ProfileReconciler<Config, Prepared = Config> {
   kinds: (config: Prepared) => KindRef[];
   /** What it reads from the caches (never from the API); default nothing. */
   reads?: ((config: Prepared) => ReadRef[]) | undefined;
+  /** The namespaces its configuration depends on; default none. */
+  namespaces?: ((config: Prepared) => NamespaceUse[]) | undefined;
+  /**
+   * Its objects are only ever created: one of the same name that kfx did not make for the
+   * Profile is left alone (a conflict, told in the condition and an Event), even in the
+   * Profile's own namespace. Default false: objects there are taken over, as a site moving from
+   * another controller needs.
+   */
+  createOnly?: boolean | undefined;
   desired: (profile: Profile, context: DesiredContext<Prepared>) => Desired;
 }
 
@@ -93,6 +121,10 @@ export interface EnabledReconciler {
   kinds: KindRef[];
   /** Kinds it reads through the view given to `desired`. */
   reads?: ReadRef[] | undefined;
+  /** The namespaces its configuration depends on. */
+  namespaces?: NamespaceUse[] | undefined;
+  /** Its objects are only created, never taken over (see ProfileReconciler). */
+  createOnly?: boolean | undefined;
   desired: (profile: Profile, read?: ReadView) => Desired;
 }
 

@@ -1,16 +1,17 @@
 // Writes the desired objects with kube-runtime's applyObject, which skips the write when the
 // cached live object already matches (a steady cluster costs no writes). An object whose change
 // the API refuses in place (an immutable field such as a RoleBinding's roleRef), or that is
-// left over from an earlier Profile of the same name, is deleted and created again. Outside the
-// Profile's own namespace nothing that exists is taken over: another Profile's object is left
-// alone, and an object kfx has not made yet is created, which fails if the name is taken. Why
-// a Secret was written is told by field, never by value.
+// left over from an earlier Profile of the same name, is deleted and created again. What exists
+// and is not this Profile's is taken over only inside the Profile's own namespace, and only for
+// reconcilers that allow it: elsewhere (and for copies, which are `createOnly`) an object kfx
+// has not made for this Profile (its ownerReference with the Profile's uid) is left alone, even
+// if it carries kfx's label, which anyone can write. Why a Secret was written is told by field,
+// never by value.
 import {
   applyObject,
   isAlreadyExists,
   KubeApiError,
   objectKey,
-  whyWrite,
   type KubeClient,
   type KubeObject,
   type Logger,
@@ -75,6 +76,10 @@ function staleOwner(live: KubeObject, profile: Profile): boolean {
   return profileOwners(live).some((o) => o.name === profile.metadata?.name && o.uid !== uid);
 }
 
+/** Owned by this very Profile (its uid), as what kfx makes for it is. */
+const ownedByThis = (live: KubeObject, profile: Profile) =>
+  profileOwners(live).some((o) => o.uid === profile.metadata?.uid);
+
 /** The other Profile this kfx object belongs to, if it is not this Profile's. */
 function otherOwner(live: KubeObject, profile: Profile): string | undefined {
   const owners = profileOwners(live);
@@ -90,11 +95,15 @@ function otherOwner(live: KubeObject, profile: Profile): string | undefined {
  * cluster-scoped object, a namespace still to be created) only creating is allowed.
  */
 function mayTakeOver(context: ApplyContext, profile: Profile, desired: DesiredObject): boolean {
+  if (desired.createOnly) return false;
   if (isProfileNamespace(profile, desired.object)) return context.namespaceHeld;
   return (
     desired.kind.ref.namespaced && desired.object.metadata?.namespace === profileNamespace(profile)
   );
 }
+
+const leftAlone = (profile: Profile, desired: DesiredObject) =>
+  `${describeObject(desired.object)} already exists and kfx did not make it for Profile ${profile.metadata?.name ?? ''}: it is left alone`;
 
 /** Creates an object that must not exist yet; its fields are then applied as usual. */
 async function createOnly(
@@ -109,10 +118,7 @@ async function createOnly(
     });
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
-    throw new Error(
-      `${describeObject(desired.object)} already exists and kfx did not make it for Profile ${profile.metadata?.name ?? ''}: it is left alone`,
-      { cause: error },
-    );
+    throw new Error(leftAlone(profile, desired), { cause: error });
   }
 }
 
@@ -165,12 +171,12 @@ export async function applyDesired(
   if (live && recreatable && staleOwner(live, profile)) {
     return recreate('it belonged to an earlier Profile of that name');
   }
-  if (!live && !mayTakeOver(context, profile, desired)) {
-    await createOnly(context, profile, desired);
+  const takeOver = mayTakeOver(context, profile, desired);
+  if (live && !takeOver && !ownedByThis(live, profile)) {
+    // kfx's label without this Profile's ownerReference: someone else's object.
+    throw new Error(leftAlone(profile, desired));
   }
-  const why = live ? whyWrite(desired.object, live, context.fieldManager) : 'it did not exist';
-  if (why === undefined) return undefined;
-  const reason = holdsSecrets(desired) ? withoutValues(why) : why;
+  if (!live && !takeOver) await createOnly(context, profile, desired);
   let result;
   try {
     result = await apply();
@@ -180,6 +186,8 @@ export async function applyDesired(
     return recreate(messageOf(error));
   }
   if (!result.changed) return undefined;
+  const why = result.reason ?? 'it did not exist';
+  const reason = holdsSecrets(desired) ? withoutValues(why) : why;
   const action = live ? 'updated' : 'created';
   return { object: desired, action, reason, resourceVersion: rv(result.object) };
 }

@@ -43,8 +43,10 @@ export interface ProfileControllerConfig {
   fieldManager?: string | undefined;
   /**
    * Namespaces no Profile may use, whatever their state: names or patterns with `*`. Replaces
-   * DEFAULT_PROTECTED_NAMESPACES (Kubeflow's platform namespaces); `kube-*` and `default` are
-   * always protected. Add the controller's own namespace.
+   * DEFAULT_PROTECTED_NAMESPACES (Kubeflow's and common operators' namespaces, `*-system`,
+   * `kfx-*`); `kube-*`, `kube` and `default` are always protected, and so is every namespace
+   * the reconcilers' configuration names. Add the controller's and the webhook's namespaces, and
+   * what the site may install later.
    */
   protectedNamespaces?: readonly string[] | undefined;
   /**
@@ -81,7 +83,13 @@ export class ProfileController {
     if (options.config.reconcilers.length === 0) {
       throw new Error('createProfileController: config.reconcilers is empty; enable at least one');
     }
-    this.#guard = new NamespaceGuard(options.config.protectedNamespaces);
+    this.#guard = new NamespaceGuard(
+      options.config.protectedNamespaces,
+      options.config.reconcilers.map((r) => ({
+        reconciler: r.name,
+        namespaces: r.namespaces ?? [],
+      })),
+    );
     this.#selectorQuery = profileSelectorQuery(
       parseProfileSelector(options.config.profileSelector, 'config.profileSelector'),
     );
@@ -125,7 +133,8 @@ export class ProfileController {
     if (this.#kinds) return;
     const { client, config } = this.#options;
     const common = { logger: this.#logger, registry: this.#registry };
-    const kinds = await OwnedKinds.resolve(client, config.reconcilers, common);
+    const fieldManager = config.fieldManager ?? 'kfx-controller';
+    const kinds = await OwnedKinds.resolve(client, config.reconcilers, { ...common, fieldManager });
     const reads = await ReadKinds.resolve(client, config.reconcilers, common);
     this.#kinds = kinds;
     this.#reads = reads;

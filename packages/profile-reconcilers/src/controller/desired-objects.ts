@@ -12,6 +12,8 @@ export interface DesiredObject {
   reconciler: string;
   kind: OwnedKind;
   object: KubeObject;
+  /** Only ever created: one kfx did not make is left alone (the reconciler's `createOnly`). */
+  createOnly: boolean;
 }
 
 export interface DesiredSet {
@@ -66,7 +68,13 @@ export function desiredObjects(
         }
         owners.set(id, reconciler.name);
         set.ids.add(id);
-        set.objects.push({ id, reconciler: reconciler.name, kind, object });
+        set.objects.push({
+          id,
+          reconciler: reconciler.name,
+          kind,
+          object,
+          createOnly: reconciler.createOnly ?? false,
+        });
       }
     } catch (error) {
       // A reconciler bug must not stop the others (nor the controller).

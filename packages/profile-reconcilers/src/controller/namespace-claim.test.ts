@@ -102,12 +102,13 @@ describe('which namespace a Profile may use', () => {
 
   it('takes a configured list instead of the Kubeflow defaults, keeping kube-* and default', () => {
     const custom = new NamespaceGuard(['kfx-system', 'team-*-prod']);
-    expect(custom.protectedBy('kfx-system')).toBe('kfx-system');
-    expect(custom.protectedBy('team-a-prod')).toBe('team-*-prod');
+    expect(custom.protectedBy('kfx-system')).toBe('protected namespaces: kfx-system');
+    expect(custom.protectedBy('team-a-prod')).toBe('protected namespaces: team-*-prod');
     expect(custom.protectedBy('team-a-dev')).toBeUndefined();
     expect(custom.protectedBy('kubeflow')).toBeUndefined();
-    expect(custom.protectedBy('kube-system')).toBe('kube-*');
-    expect(custom.protectedBy('default')).toBe('default');
+    expect(custom.protectedBy('kube-system')).toBe('protected namespaces: kube-*');
+    expect(custom.protectedBy('kube')).toBe('protected namespaces: kube');
+    expect(custom.protectedBy('default')).toBe('protected namespaces: default');
   });
 
   it('rejects a pattern that is not a namespace name', () => {

@@ -1,7 +1,11 @@
 // One informer per kind of object the enabled reconcilers create, restricted to objects labelled
-// `app.kubernetes.io/managed-by: kfx`, so the cache holds kfx's objects only. Kinds are keyed by
-// group and resource, so that two apiVersions of one resource share one watch.
+// `app.kubernetes.io/managed-by: kfx`. Anyone who can write such an object can put that label on
+// it (a tenant in its own namespace, hundreds of them, a megabyte each), so the cache holds a
+// skeleton of each (kube-runtime's appliedSkeleton: identity, kfx's labels, Profile owners and a
+// digest of what kfx applied), never the content. Kinds are keyed by group and resource, so that
+// two apiVersions of one resource share one watch.
 import {
+  appliedSkeleton,
   createInformer,
   parseApiVersion,
   type Informer,
@@ -12,7 +16,7 @@ import {
   messageOf,
 } from '@kfx/kube-runtime';
 import type { Registry } from 'prom-client';
-import { MANAGED_SELECTOR } from '../profile.js';
+import { MANAGED_BY_LABEL, MANAGED_SELECTOR, RECONCILER_LABEL } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
 
 export interface OwnedKind {
@@ -62,9 +66,13 @@ export class OwnedKinds {
   static async resolve(
     client: KubeClient,
     reconcilers: readonly EnabledReconciler[],
-    options: { logger: Logger; registry: Registry },
+    options: { logger: Logger; registry: Registry; fieldManager: string },
   ): Promise<OwnedKinds> {
     const kinds = new OwnedKinds();
+    const transform = appliedSkeleton(options.fieldManager, {
+      labels: [MANAGED_BY_LABEL, RECONCILER_LABEL],
+      ownerKinds: ['Profile'],
+    });
     for (const reconciler of reconcilers) {
       for (const { apiVersion, kind } of reconciler.kinds) {
         const apiKind = `${apiVersion} ${kind}`;
@@ -75,6 +83,7 @@ export class OwnedKinds {
         if (!owned) {
           const informer = createInformer<KubeObject>(client, ref, {
             labelSelector: MANAGED_SELECTOR,
+            transform,
             // The Profile informer's resync revisits every Profile; these need none of their own.
             resyncMs: 0,
             name: `${ref.resource}${ref.group ? `.${ref.group}` : ''} (kfx-managed)`,

@@ -1,6 +1,7 @@
 // The caches of what reconcilers read but never write (contributors' RoleBindings, the Secrets
-// to copy): one informer per kind and namespace declared, holding every object (not only
-// kfx's), without managedFields. `desired` gets a read-only view of them, so it stays a pure
+// to copy): one informer per kind, namespace and transform declared, holding every object (not
+// only kfx's) as the reader's transform cuts it (by default without managedFields; what tenants
+// write, to what `desired` reads). `desired` gets a read-only view of them, so it stays a pure
 // function and costs no API request; triggers.ts reconciles the Profiles whose reads changed.
 import {
   createInformer,
@@ -21,10 +22,15 @@ export interface ReadKind {
   informer: Informer<KubeObject>;
   /** Whether a change to this object concerns any reader. */
   concerns: (object: KubeObject) => boolean;
+  /** What the cache keeps of each object. */
+  transform: Transform;
+  resourceKey: string;
 }
 
 const readKey = (apiVersion: string, kind: string, namespace: string | undefined) =>
   `${apiVersion} ${kind} ${namespace ?? '*'}`;
+
+type Transform = (object: KubeObject) => KubeObject;
 
 export class ReadKinds {
   /** kindKey + namespace → cache */
@@ -40,16 +46,29 @@ export class ReadKinds {
     const reads = new ReadKinds();
     /** resource key → what each reader is concerned with (undefined: everything). */
     const concerns = new Map<string, (((object: KubeObject) => boolean) | undefined)[]>();
+    /** Transforms by identity: readers share a cache only when they cut objects alike. */
+    const transforms = new Map<Transform, number>();
+    const transformId = (transform: Transform) => {
+      if (!transforms.has(transform)) transforms.set(transform, transforms.size);
+      return transforms.get(transform) ?? 0;
+    };
     for (const reconciler of reconcilers) {
-      for (const { apiVersion, kind, namespace, concerns: concern } of reconciler.reads ?? []) {
+      for (const read of reconciler.reads ?? []) {
+        const { apiVersion, kind, namespace, concerns: concern } = read;
+        const transform = read.transform ?? withoutManagedFields;
         const key = readKey(apiVersion, kind, namespace);
         const known = reads.#byRef.get(key);
+        if (known && known.transform !== transform) {
+          throw new Error(
+            `reconciler ${reconciler.name} reads ${kind} (${apiVersion})${namespace ? ` in ${namespace}` : ''} with a transform of its own, which another reader's cache does not keep`,
+          );
+        }
         if (known) {
-          concerns.get(`${kindKey(known.ref)} ${namespace ?? '*'}`)?.push(concern);
+          concerns.get(known.resourceKey)?.push(concern);
           continue;
         }
         const ref = await resolveKind(client, reconciler.name, 'reads', apiVersion, kind);
-        const resourceKey = `${kindKey(ref)} ${namespace ?? '*'}`;
+        const resourceKey = `${kindKey(ref)} ${namespace ?? '*'} ${transformId(transform)}`;
         const readers = concerns.get(resourceKey) ?? [];
         readers.push(concern);
         concerns.set(resourceKey, readers);
@@ -59,10 +78,12 @@ export class ReadKinds {
           cache = {
             ref,
             namespace,
+            resourceKey,
+            transform,
             informer: createInformer<KubeObject>(client, ref, {
               namespace: ref.namespaced ? namespace : undefined,
               resyncMs: 0,
-              transform: withoutManagedFields,
+              transform,
               name: `${ref.resource}${ref.group ? `.${ref.group}` : ''}${where} (read)`,
               logger: options.logger,
               registry: options.registry,

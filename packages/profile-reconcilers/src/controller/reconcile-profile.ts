@@ -68,14 +68,18 @@ export async function reconcileProfile(
 ): Promise<void> {
   const claim = deps.guard.judge(profile, deps.namespaces.get(profileNamespace(profile)));
   const held = claim.verdict === 'held';
-  const desired = desiredObjects(profile, deps.reconcilers, deps.kinds, {
+  // A reconciler whose source is a tenant's namespace computes nothing: what it made before
+  // from there is deleted as obsolete.
+  const refusedSources = deps.guard.refusedSources(deps.namespaces);
+  const reconcilers = deps.reconcilers.filter((r) => !refusedSources.has(r.name));
+  const desired = desiredObjects(profile, reconcilers, deps.kinds, {
     adopted: held && claim.adopted,
     read: deps.read,
   });
   const outcome: Outcome = {
     applied: [],
     problems: desired.problems.map((p) => `${p.reconciler}: ${p.message}`),
-    errors: new Map(desired.errors),
+    errors: new Map([...refusedSources, ...desired.errors]),
     ...halted(profile, claim, desired),
   };
   let changes: Change[] = [];

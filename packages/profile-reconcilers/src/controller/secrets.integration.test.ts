@@ -12,6 +12,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Profile } from '../profile.js';
+import { profileNamespace } from '@kfx/testenv';
 import {
   condition,
   createProfile,
@@ -34,6 +35,9 @@ let file: FileProfiles;
 let SOURCE = '';
 let s1 = '';
 let s2 = '';
+/** A tenant with Secrets of its own under the copies' names. */
+let s3 = '';
+const TENANT_VALUE = Buffer.from('team-s3-own').toString('base64');
 /** Every value any Secret here ever holds: none may leak. */
 const VALUES = ['minio-access-Qx7', 's3cret-first-Zk9', 's3cret-second-Wm4', 'registry-pass-Jd2'];
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -76,6 +80,7 @@ beforeAll(async () => {
   SOURCE = env.namespace;
   s1 = file.name('s1');
   s2 = file.name('s2');
+  s3 = file.name('s3');
   await client.create(
     resources.secrets,
     secret('mlpipeline-minio-artifact', {
@@ -100,7 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await running?.stop();
-  for (const name of [s1, s2]) {
+  for (const name of [s1, s2, s3]) {
     if (name) await client.delete(resources.profiles, name).catch(() => undefined);
   }
   client.close();
@@ -152,6 +157,39 @@ describe('copies of Secrets', () => {
     expect(warned.message).toContain(
       `secrets: Secret ${SOURCE}/missing-secret does not exist: there is nothing to copy`,
     );
+  });
+
+  it('are never written over a tenant’s own Secret of that name, even one carrying kfx’s label', async () => {
+    // Not yet the controller's (no file label): its namespace and Secrets are made first.
+    const profile = await createProfile(client, s3, {}, { namespace: false });
+    await client.create(resources.namespaces, profileNamespace(profile));
+    const own = (name: string, labels: Record<string, string> = {}): V1Secret => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: s3, labels },
+      data: { accesskey: TENANT_VALUE },
+    });
+    await client.create(resources.secrets, own('mlpipeline-minio-artifact'));
+    await client.create(
+      resources.secrets,
+      own('regcred', { 'app.kubernetes.io/managed-by': 'kfx', 'kfx.dev/reconciler': 'secrets' }),
+    );
+    await client.patch(resources.profiles, s3, { metadata: { labels: file.labels } });
+    const failed = await condition(
+      client,
+      s3,
+      (c) => c.reason === 'ReconcileFailed',
+      'the copies refused',
+    );
+    expect(failed.message).toContain(
+      `already exists and kfx did not make it for Profile ${s3}: it is left alone`,
+    );
+    await eventMessages(client, s3, 'ReconcileFailed', /kfx did not make it/);
+    for (const name of ['mlpipeline-minio-artifact', 'regcred']) {
+      const own = await read<V1Secret>(client, 'secrets', name, s3);
+      expect(data(own), name).toEqual({ accesskey: TENANT_VALUE });
+      expect(own?.metadata?.ownerReferences, name).toBeUndefined();
+    }
   });
 
   it('follow their source at once, and a tampered copy is put back', async () => {
@@ -226,6 +264,12 @@ describe('copies of Secrets', () => {
       'Deleted',
       new RegExp(`deleted Secret ${s2}/mlpipeline-minio-artifact`),
     );
+    // The tenant's own Secrets of those names were never the copies: they stay.
+    for (const name of ['mlpipeline-minio-artifact', 'regcred']) {
+      expect(data(await read(client, 'secrets', name, s3)), name).toEqual({
+        accesskey: TENANT_VALUE,
+      });
+    }
   });
 
   it('go when the config drops them, and take the name the config gives', async () => {

@@ -133,6 +133,33 @@ function policyDefinitions(config: NetworkPoliciesConfig): PolicyDefinition[] {
   return [...byName.values()];
 }
 
+const NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** The namespaces a policy names as peers (by their name label), wherever in its spec. */
+function peerNamespaces(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) peerNamespaces(item, into);
+  } else if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const selector = record.namespaceSelector as
+      | {
+          matchLabels?: Record<string, unknown>;
+          matchExpressions?: { key?: unknown; operator?: unknown; values?: unknown }[];
+        }
+      | undefined;
+    const named = selector?.matchLabels?.[NAME_LABEL];
+    if (typeof named === 'string') into.add(named);
+    for (const expression of selector?.matchExpressions ?? []) {
+      if (expression.key !== NAME_LABEL || expression.operator !== 'In') continue;
+      for (const name of Array.isArray(expression.values) ? expression.values : []) {
+        if (typeof name === 'string') into.add(name);
+      }
+    }
+    for (const child of Object.values(record)) peerNamespaces(child, into);
+  }
+  return into;
+}
+
 /** Whether a policy is on for a Profile with these labels. */
 function isOn(policy: PolicyDefinition, labels: Record<string, string>, prefix: string): boolean {
   if (policy.when) {
@@ -147,6 +174,15 @@ export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>
   name: 'network-policies',
   configSchema: networkPoliciesConfigSchema,
   kinds: () => [{ apiVersion: 'networking.k8s.io/v1', kind: resources.networkPolicies.kind }],
+  // A Profile holding a peer namespace would get what the policies give it in every other
+  // Profile's namespace (all of allow-prometheus's ingress, say).
+  namespaces: (config) =>
+    policyDefinitions(config).flatMap((policy) =>
+      [...peerNamespaces(policy.spec, new Set())].map((name) => ({
+        name,
+        why: `NetworkPolicy ${policy.name} names it as a peer`,
+      })),
+    ),
   desired(profile, { config }) {
     const labels = profile.metadata?.labels ?? {};
     const problems: Problem[] = [];

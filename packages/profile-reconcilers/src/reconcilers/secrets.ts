@@ -61,15 +61,32 @@ export type SecretsConfig = z.infer<typeof secretsConfigSchema>;
 const matches = (object: KubeObject, selector: Record<string, string>) =>
   Object.entries(selector).every(([key, value]) => object.metadata?.labels?.[key] === value);
 
-/** The source namespace; only changes to the Secrets the config names or selects matter. */
+/** Whether the config names or selects this Secret of the source namespace. */
+const copied = (config: SecretsConfig, object: KubeObject) =>
+  config.copy.some((entry) =>
+    'name' in entry ? object.metadata?.name === entry.name : matches(object, entry.selector),
+  );
+
+/**
+ * The source namespace; only changes to the Secrets the config names or selects matter, and only
+ * those are kept whole: the others (a Helm release's, a megabyte each) keep what says whether
+ * they would be copied.
+ */
 const sourceRead = (config: SecretsConfig): ReadRef => ({
   apiVersion: 'v1',
   kind: resources.secrets.kind,
   namespace: config.sourceNamespace,
-  concerns: (object) =>
-    config.copy.some((entry) =>
-      'name' in entry ? object.metadata?.name === entry.name : matches(object, entry.selector),
-    ),
+  concerns: (object) => copied(config, object),
+  transform: (object) => {
+    const metadata = { ...object.metadata, managedFields: undefined };
+    if (copied(config, object)) return { ...object, metadata };
+    const { name, namespace, uid, resourceVersion, labels, deletionTimestamp } = metadata;
+    return {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      metadata: { name, namespace, uid, resourceVersion, labels, deletionTimestamp },
+    };
+  },
 });
 
 export const secretsReconciler = defineReconciler<SecretsConfig>({
@@ -77,6 +94,12 @@ export const secretsReconciler = defineReconciler<SecretsConfig>({
   configSchema: secretsConfigSchema,
   kinds: () => [{ apiVersion: 'v1', kind: resources.secrets.kind }],
   reads: (config) => [sourceRead(config)],
+  namespaces: (config) => [
+    { name: config.sourceNamespace, why: 'the Secrets are copied from it', source: true },
+  ],
+  // A Secret of that name in a Profile namespace is the tenant's own (its pipelines' artifact
+  // credentials, say): a copy never replaces it, nor deletes it later.
+  createOnly: true,
   desired(profile, { config, read }) {
     const namespace = profileNamespace(profile);
     const source = config.sourceNamespace;

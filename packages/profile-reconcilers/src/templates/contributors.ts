@@ -6,9 +6,47 @@
 import type { KubeObject } from '@kfx/kube-runtime';
 import type { ReadRef } from '../reconciler.js';
 
+/** What a contributor's name may be at most; a longer annotation or subject is no user's. */
+const MAX_NAME = 253;
+/** Subjects kept per binding: KFAM's have one, an owner binding a few. */
+const MAX_SUBJECTS = 16;
+
+const short = (text: unknown): text is string =>
+  typeof text === 'string' && text.length > 0 && text.length <= MAX_NAME;
+
+/**
+ * The cache keeps of each RoleBinding (tenants write them, as large as they like) only what
+ * contributorsFrom reads: the `role` and `user` annotations and a few User subjects' names.
+ */
+export function contributorSkeleton(binding: KubeObject): KubeObject {
+  const meta = binding.metadata ?? {};
+  const { role, user } = meta.annotations ?? {};
+  const subjects = ((binding as { subjects?: Subject[] }).subjects ?? [])
+    .filter((s) => s.kind === 'User' && short(s.name))
+    .slice(0, MAX_SUBJECTS)
+    .map(({ kind, name }) => ({ kind, name }));
+  return {
+    apiVersion: binding.apiVersion,
+    kind: binding.kind,
+    metadata: {
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      deletionTimestamp: meta.deletionTimestamp,
+      // A binding whose names are too long for anyone's is nobody's contribution.
+      ...(short(role) && (user === undefined || short(user))
+        ? { annotations: { role, ...(user === undefined ? {} : { user }) } }
+        : {}),
+    },
+    ...(subjects.length > 0 ? { subjects } : {}),
+  };
+}
+
 export const ROLE_BINDINGS_READ: ReadRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
   kind: 'RoleBinding',
+  transform: contributorSkeleton,
 };
 
 export interface Contributor {

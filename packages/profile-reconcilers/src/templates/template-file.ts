@@ -27,6 +27,8 @@ export interface CompiledTemplate {
   /** Where it came from, for messages: a file path or an inline name. */
   source: string;
   kinds: KindRef[];
+  /** Namespaces its objects name literally (no hole): they live there for every Profile. */
+  namespaces: string[];
   blocks: Block[];
   /** Names the template uses (`contributors`, `values.userIdHeader`, …). */
   uses: ReadonlySet<string>;
@@ -87,6 +89,17 @@ function parseObjects(
   return documents;
 }
 
+const literalNamespaces = (documents: Record<string, unknown>[], nonce: string): string[] => [
+  ...new Set(
+    documents.flatMap((document) => {
+      const namespace = isMapping(document.metadata) ? document.metadata.namespace : undefined;
+      return typeof namespace === 'string' && !namespace.includes(`kfxtpl${nonce}`)
+        ? [namespace]
+        : [];
+    }),
+  ),
+];
+
 const kindsOf = (documents: Record<string, unknown>[], into: KindRef[]) => {
   for (const { apiVersion, kind } of documents as unknown as KindRef[]) {
     if (!into.some((k) => k.apiVersion === apiVersion && k.kind === kind)) {
@@ -115,6 +128,7 @@ export function compileTemplate(
   return {
     source,
     kinds,
+    namespaces: literalNamespaces(documents, nonce),
     blocks,
     uses: own.used,
     nonce,
