@@ -1,8 +1,11 @@
 // Makes a Profile's objects match what the reconcilers want: cluster-scoped objects (its
-// Namespace) first, since the rest live in them, then everything else at once (nothing when the
-// namespace was to be created and could not be), then the obsolete objects deleted. Each failure is charged to the reconciler that wanted the object;
-// the others go on.
-import { messageOf } from '@kfx/kube-runtime';
+// Namespace) first, since the rest live in them, then everything else (nothing when the
+// namespace was to be created and could not be), then the obsolete objects deleted. At most
+// APPLY_WIDTH requests of one Profile are in flight: a tenant whose Profile has thousands of
+// objects (contributors' templates) holds that many of the API's connections, not all of them,
+// so other Profiles' repairs are not queued behind it. Each failure is charged to the
+// reconciler that wanted the object; the others go on.
+import { inParallel, messageOf } from '@kfx/kube-runtime';
 import {
   isProfileNamespace,
   profileNamespace,
@@ -14,6 +17,9 @@ import { describeObject } from './describe.js';
 import type { DesiredObject, DesiredSet } from './desired-objects.js';
 import type { OwnedKinds } from './owned-kinds.js';
 import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
+
+/** Requests of one Profile in flight at once. */
+const APPLY_WIDTH = 8;
 
 export interface Applied {
   changes: Change[];
@@ -42,7 +48,11 @@ export async function applyAll(
     }
   };
   const wanted = desired.objects.filter((object) => !errors.has(object.reconciler));
-  await Promise.all(wanted.filter((o) => !o.kind.ref.namespaced).map(apply));
+  await inParallel(
+    wanted.filter((o) => !o.kind.ref.namespaced),
+    APPLY_WIDTH,
+    apply,
+  );
   const home = wanted.find((o) => isProfileNamespace(profile, o.object));
   if (!context.namespaceHeld && home && errors.has(home.reconciler)) {
     // Not created (most likely someone else's appeared meanwhile): nothing goes into it.
@@ -56,18 +66,20 @@ export async function applyAll(
     }
     return applied;
   }
-  await Promise.all(wanted.filter((o) => o.kind.ref.namespaced).map(apply));
-  await Promise.all(
-    obsoleteObjects(profile, desired, kinds).map(async (obsolete) => {
-      try {
-        if (await deleteObsolete(context.client, obsolete, context.signal)) {
-          applied.pruned.push(obsolete);
-        }
-      } catch (error) {
-        const by = obsolete.object.metadata?.labels?.[RECONCILER_LABEL] ?? 'prune';
-        fail(by, `deleting ${describeObject(obsolete.object)}`, error);
-      }
-    }),
+  await inParallel(
+    wanted.filter((o) => o.kind.ref.namespaced),
+    APPLY_WIDTH,
+    apply,
   );
+  await inParallel(obsoleteObjects(profile, desired, kinds), APPLY_WIDTH, async (obsolete) => {
+    try {
+      if (await deleteObsolete(context.client, obsolete, context.signal)) {
+        applied.pruned.push(obsolete);
+      }
+    } catch (error) {
+      const by = obsolete.object.metadata?.labels?.[RECONCILER_LABEL] ?? 'prune';
+      fail(by, `deleting ${describeObject(obsolete.object)}`, error);
+    }
+  });
   return applied;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { enableReconciler } from '../enable.js';
 import type { Profile } from '../profile.js';
 import type { ReadView } from '../reconciler.js';
+import { contributorSkeleton } from '../templates/contributors.js';
 import { SHIPPED_TEMPLATES } from '../templates/shipped.js';
 import { templatesReconciler } from './templates.js';
 
@@ -140,14 +141,76 @@ data:
       })),
     },
   });
+  // What the controller's cache holds: each binding as the read's transform cuts it.
   const view = (objects: KubeObject[]): ReadView => ({
     list: (ref, namespace) =>
-      ref.kind === 'RoleBinding' ? objects.filter((o) => o.metadata?.namespace === namespace) : [],
+      ref.kind === 'RoleBinding'
+        ? objects.filter((o) => o.metadata?.namespace === namespace).map(contributorSkeleton)
+        : [],
+  });
+
+  it('are cached as a few names per binding, however large a tenant makes its bindings', () => {
+    const hostile = binding(
+      'huge',
+      { role: 'edit', user: 'x'.repeat(300), note: 'y'.repeat(200_000) },
+      Array.from({ length: 20_000 }, (_, i) => `user-${i}@example.com`),
+    );
+    const kept = contributorSkeleton(hostile);
+    expect(JSON.stringify(kept).length).toBeLessThan(1500);
+    // A user annotation longer than any name makes the binding nobody's contribution.
+    expect(kept.metadata?.annotations).toBeUndefined();
+    const many = contributorSkeleton(
+      binding(
+        'many',
+        { role: 'edit' },
+        Array.from({ length: 20_000 }, (_, i) => `user-${i}@example.com`),
+      ),
+    );
+    expect((many as { subjects?: unknown[] }).subjects).toHaveLength(16);
+  });
+
+  it('are capped per Profile, and so are the objects the templates make for one', () => {
+    const perContributor = `
+{{ for c in contributors }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: "access-{{ c.binding }}"
+data:
+  user: "{{ c.user }}"
+{{ end }}
+`;
+    const bindings = Array.from({ length: 30 }, (_, i) =>
+      binding(`b${String(i).padStart(2, '0')}`, { role: 'edit', user: `u${i}@example.com` }),
+    );
+    const capped = enable({
+      inline: [{ name: 'access', content: perContributor }],
+      maxContributors: 10,
+    }).desired(profile, view(bindings));
+    expect(capped.objects).toHaveLength(10);
+    expect(capped.problems.map((p) => p.message)).toEqual([
+      '30 contributors, more than maxContributors (10): the templates see the first 10 by name',
+    ]);
+    // Objects beyond the cap are kept as they are, not deleted as obsolete.
+    expect(capped.incomplete).toBe(true);
+    const fewer = enable({
+      inline: [{ name: 'access', content: perContributor }],
+      maxObjects: 5,
+    }).desired(profile, view(bindings));
+    expect(fewer.objects).toHaveLength(5);
+    expect(fewer.problems.map((p) => p.message)).toEqual([
+      'the templates make 30 objects, more than maxObjects (5): the first 5 are made',
+    ]);
   });
 
   it('are read from the RoleBindings of the Profile namespace, only when a template uses them', () => {
     expect(enable({ inline: [{ name: 'editors', content }] }).reads).toEqual([
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        transform: contributorSkeleton,
+      },
     ]);
     expect(enable({ shipped: ['ns-owner-access-istio'] }).reads).toEqual([]);
     const { objects } = enable({ inline: [{ name: 'editors', content }] }).desired(

@@ -31,6 +31,13 @@ const templatesConfigSchema = z
     files: z.array(z.string().min(1)).default([]),
     /** Templates written into the config itself. */
     inline: z.array(z.strictObject({ name: z.string().min(1), content: z.string() })).default([]),
+    /**
+     * Contributors a Profile's templates see at most (the first by name): a tenant adds
+     * contributors at will, and each may be several objects the shared controller writes.
+     */
+    maxContributors: z.number().int().min(0).max(10_000).default(200),
+    /** Objects the templates make for one Profile at most; the rest are not made. */
+    maxObjects: z.number().int().min(1).max(100_000).default(1000),
     /** Site settings templates read as `{{ values.name }}` (text) or loop over (lists). */
     values: z
       .record(
@@ -45,6 +52,8 @@ export type TemplatesConfig = z.infer<typeof templatesConfigSchema>;
 
 export interface PreparedTemplates {
   templates: CompiledTemplate[];
+  maxContributors: number;
+  maxObjects: number;
   values: SiteValues;
   /** Some template loops over `contributors`: RoleBindings are read. */
   contributors: boolean;
@@ -85,20 +94,39 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
         `${env.key}.values: ${unused.map((n) => JSON.stringify(n)).join(', ')} ${unused.length === 1 ? 'is' : 'are'} used by no template (a typo?)`,
       ]);
     }
-    return { templates, values: config.values, contributors: used.has('contributors') };
+    return {
+      templates,
+      maxContributors: config.maxContributors,
+      maxObjects: config.maxObjects,
+      values: config.values,
+      contributors: used.has('contributors'),
+    };
   },
   kinds: ({ templates }) => templates.flatMap((template) => template.kinds),
   reads: ({ contributors }) => (contributors ? [ROLE_BINDINGS_READ] : []),
+  namespaces: ({ templates }) =>
+    templates.flatMap((template) =>
+      template.namespaces.map((name) => ({
+        name,
+        why: `template ${template.source} puts objects in it`,
+      })),
+    ),
   desired(profile, { config, read }) {
     const namespace = profileNamespace(profile);
+    const problems: Problem[] = [];
+    const contributors = config.contributors
+      ? contributorsFrom(read.list(ROLE_BINDINGS_READ, namespace))
+      : [];
+    if (contributors.length > config.maxContributors) {
+      problems.push({
+        message: `${contributors.length} contributors, more than maxContributors (${config.maxContributors}): the templates see the first ${config.maxContributors} by name`,
+      });
+    }
     const values = templateValues(profile, {
       values: config.values,
-      contributors: config.contributors
-        ? contributorsFrom(read.list(ROLE_BINDINGS_READ, namespace))
-        : [],
+      contributors: contributors.slice(0, config.maxContributors),
     });
     const objects: KubeObject[] = [];
-    const problems: Problem[] = [];
     for (const template of config.templates) {
       try {
         for (const object of renderTemplate(template, values)) {
@@ -110,6 +138,12 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
         if (!(error instanceof TemplateError)) throw error;
         problems.push({ message: error.message });
       }
+    }
+    if (objects.length > config.maxObjects) {
+      problems.push({
+        message: `the templates make ${objects.length} objects, more than maxObjects (${config.maxObjects}): the first ${config.maxObjects} are made`,
+      });
+      objects.length = config.maxObjects;
     }
     return { objects, problems, incomplete: problems.length > 0 };
   },
