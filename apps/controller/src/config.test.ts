@@ -30,7 +30,9 @@ describe('kfx-controller config', () => {
       resyncSeconds: 600,
       fieldManager: 'kfx-controller',
     });
-    expect(config.protectedNamespaces).toContain('istio-system');
+    expect(config.protectedNamespaces).toEqual(
+      expect.arrayContaining(['*-system', 'istio-*', 'kfx-*']),
+    );
     expect(config.proxyInjectionAudit).toEqual({ enabled: false, excludeNamespaces: [] });
     expect(config.leaderElection).toEqual({
       leaseName: 'kfx-controller',

@@ -56,3 +56,40 @@ reconcilers it is the binary's own default: quotas and limitrange.
 {{- $name := index . 1 -}}
 {{- if and (hasKey $reconcilers $name) (ne (toString (index $reconcilers $name)) "false") -}}true{{- end -}}
 {{- end -}}
+
+{{/*
+resources.limits.memory in MiB (rounded down), or "" without a limit. Kubernetes quantities
+with a binary (Ki, Mi, Gi, Ti) or decimal (k, M, G, T) suffix, or plain bytes.
+*/}}
+{{- define "kfx-controller.memoryLimitMiB" -}}
+{{- $quantity := toString (dig "limits" "memory" "" (.Values.resources | default dict)) -}}
+{{- if $quantity -}}
+{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $quantity) -}}
+{{- fail (printf "resources.limits.memory: expected a whole number with Ki, Mi, Gi, Ti, k, M, G or T (the heap size is derived from it), got %q; or set nodeOptions" $quantity) -}}
+{{- end -}}
+{{- $number := regexFind "^[0-9]+" $quantity | int64 -}}
+{{- $unit := trimPrefix (toString $number) $quantity -}}
+{{- $bytes := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "" 1 -}}
+{{- div (mul $number (get $bytes $unit)) 1048576 -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+NODE_OPTIONS: nodeOptions if set, else a V8 heap sized from the memory limit (old space half the
+limit, semi-space limit/64 between 1 and 16 MiB), so that the heap is collected before the
+container reaches its limit instead of growing past it; "" without either.
+*/}}
+{{- define "kfx-controller.nodeOptions" -}}
+{{- if .Values.nodeOptions -}}
+{{- .Values.nodeOptions -}}
+{{- else -}}
+{{- $mib := include "kfx-controller.memoryLimitMiB" . -}}
+{{- if $mib -}}
+{{- $limit := $mib | int64 -}}
+{{- if lt $limit 128 -}}
+{{- fail (printf "resources.limits.memory: %s is below the 128Mi kfx-controller needs to start" (toString .Values.resources.limits.memory)) -}}
+{{- end -}}
+{{- printf "--max-old-space-size=%d --max-semi-space-size=%d" (div $limit 2) (max 1 (min 16 (div $limit 64))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}

@@ -17,3 +17,31 @@ export async function render(
     values,
   });
 }
+
+/** What the chart gives the controller's container: its memory limit and the heap flags for it. */
+export async function chartMemory(
+  values: Record<string, unknown> = {},
+): Promise<{ limitMiB: number; nodeOptions: string }> {
+  const deployment = (await render(values)).find((o) => o.kind === 'Deployment') as
+    | (KubeObject & {
+        spec: {
+          template: {
+            spec: {
+              containers: {
+                env?: { name: string; value?: string }[];
+                resources?: { limits?: { memory?: string } };
+              }[];
+            };
+          };
+        };
+      })
+    | undefined;
+  const container = deployment?.spec.template.spec.containers[0];
+  const memory = container?.resources?.limits?.memory ?? '';
+  const limitMiB = Number(/^(\d+)Mi$/.exec(memory)?.[1]);
+  if (!Number.isInteger(limitMiB)) {
+    throw new Error(`the chart's memory limit ${JSON.stringify(memory)} is not a whole Mi`);
+  }
+  const nodeOptions = container?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+  return { limitMiB, nodeOptions };
+}
