@@ -15,7 +15,7 @@
 // (dist/main.js of this app), without leader election so that every write counted is a
 // reconcile's.
 import { readFileSync } from 'node:fs';
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import { profileNamespace, startControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import {
@@ -25,7 +25,9 @@ import {
   type Controller,
 } from './controller-process.ts';
 import { cpu, cpuDelta } from './cpu.ts';
-import { inParallel, metricSum, profileBody, rawObjects, refOf, writeMethods } from './workload.ts';
+
+const indices = (count: number) => [...Array(count).keys()];
+import { metricSum, profileBody, rawObjects, refOf, writeMethods } from './workload.ts';
 
 const N = Number(process.env.BENCH_PROFILES ?? 500);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -59,7 +61,7 @@ async function createProfile(name: string): Promise<KubeObject> {
 async function rawLoop(prefix: string, apply = false): Promise<number> {
   const cpuBefore = cpu(env.dir);
   const started = performance.now();
-  await inParallel(N, C, async (i) => {
+  await inParallel(indices(N), C, async (i) => {
     const profile = await createProfile(`${prefix}-${i}`);
     for (const object of rawObjects(profile)) {
       if (apply) {
@@ -74,7 +76,7 @@ async function rawLoop(prefix: string, apply = false): Promise<number> {
     `  ${apply ? 'raw applies' : 'raw POSTs  '}: ${seconds(ms)}  (${cpuDelta(cpuBefore, cpu(env.dir))})`,
   );
   // Gone before a controller starts, so that it never sees them.
-  await inParallel(N, C, (i) => client.delete(resources.profiles, `${prefix}-${i}`));
+  await inParallel(indices(N), C, (i) => client.delete(resources.profiles, `${prefix}-${i}`));
   return ms;
 }
 
@@ -87,7 +89,7 @@ async function controllerRun(controller: Controller, prefix: string): Promise<nu
   );
   const cpuBefore = cpu(env.dir);
   const started = performance.now();
-  const creating = inParallel(N, C, (i) => createProfile(`${prefix}-${i}`));
+  const creating = inParallel(indices(N), C, (i) => createProfile(`${prefix}-${i}`));
   let objectsAt = 0;
   while (!objectsAt) {
     const created = metricSum(
@@ -138,7 +140,7 @@ try {
       controller.stop();
       // Leave the next round a cluster of N Profiles, as if these had never been.
       const names = Array.from({ length: N }, (_, i) => `${prefix('ctl', round)}-${i}`);
-      await inParallel(N, C, async (i) => {
+      await inParallel(indices(N), C, async (i) => {
         const namespace = names[i] ?? '';
         await client.delete(resources.profiles, namespace);
         await client.delete(resources.resourceQuotas, 'quotas', { namespace });

@@ -1,20 +1,7 @@
 // The benchmark's workload: Profiles, the objects the controller would make for them (for the
-// raw loops), and small helpers to run tasks C at a time and read Prometheus text.
+// raw loops), and small helpers to read Prometheus text.
 import { enableBuiltInReconcilers } from '@kfx/profile-reconcilers';
 import { resources, type KubeObject } from '@kfx/kube-runtime';
-
-export async function inParallel(
-  count: number,
-  width: number,
-  task: (i: number) => Promise<unknown>,
-) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
 
 export const profileBody = (name: string) => ({
   apiVersion: 'kubeflow.org/v1',

@@ -10,6 +10,7 @@
 import { startControlPlane } from '@kfx/testenv';
 import {
   applyObject,
+  inParallel,
   createInformer,
   KubeClient,
   resources,
@@ -30,14 +31,7 @@ const heapUsed = () => {
   return process.memoryUsage().heapUsed;
 };
 
-async function inParallel(count: number, width: number, task: (i: number) => Promise<unknown>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
+const indices = (count: number) => [...Array(count).keys()];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (count: number, ms: number) =>
@@ -50,7 +44,7 @@ const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
 try {
   await client.create(resources.namespaces, { metadata: { name: NAMESPACE } });
   let started = performance.now();
-  await inParallel(N, 32, (i) =>
+  await inParallel(indices(N), 32, (i) =>
     client.apply(
       resources.configMaps,
       {
@@ -132,7 +126,7 @@ try {
     if (seen === M) allSeen();
   });
   started = performance.now();
-  await inParallel(M, 32, (i) =>
+  await inParallel(indices(M), 32, (i) =>
     client.patch(
       resources.configMaps,
       `cm-${i % N}`,
