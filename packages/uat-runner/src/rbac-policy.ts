@@ -3,8 +3,15 @@
 // one namespace. For requests of the runner's identity only (matchConditions on the user), the
 // policy allows creating just the UAT Profile (its owner pinned, no plugins) and its namespace
 // (no labels that switch Pod Security off), RoleBindings only in that namespace and only of the
-// editor role to its service accounts or of the runner's role to the runner itself, and
-// deleting a Profile or namespace only when the runner made it.
+// editor ClusterRole to its service accounts or of the runner's ClusterRole to the runner itself,
+// Secrets only of type Opaque, and deleting a Profile or namespace only when the runner made it.
+//
+// RBAC's escalation check lets an identity bind any role whose rules it holds: its own
+// cluster-wide ClusterRole, or a Role of the test namespace made of its namespaced rules. Bound to
+// someone else, the first hands on `create rolebindings` and `bind` of the editor role, the second
+// the run's Secrets; so the policy allows exactly two roleRefs rather than checking the subjects
+// of two role names. A Secret of type kubernetes.io/service-account-token would have the token
+// controller mint a lasting token of a service account there, which the runner could read.
 import type {
   V1ValidatingAdmissionPolicy,
   V1ValidatingAdmissionPolicyBinding,
@@ -120,6 +127,16 @@ export function admissionPolicy(
     },
     {
       expression:
+        `${creating('rolebindings')} || (object.roleRef.kind == "ClusterRole" && ` +
+        `object.roleRef.name in ${celList([editor, runner])})`,
+      messageExpression:
+        `${cel(`the UAT runner may create RoleBindings only of the ClusterRoles ${editor} and ${runner}, not of the `)} + ` +
+        `object.roleRef.kind + " " + object.roleRef.name`,
+      message: `the UAT runner may create RoleBindings only of the ClusterRoles ${editor} and ${runner}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression:
         `${creating('rolebindings')} || object.roleRef.name != ${cel(editor)} || !has(object.subjects) || ` +
         `object.subjects.all(s, s.kind == "ServiceAccount" && has(s.namespace) && s.namespace == ${cel(profile)})`,
       message: `the UAT runner may bind ${editor} only to service accounts of namespace ${profile}`,
@@ -130,6 +147,14 @@ export function admissionPolicy(
         `${creating('rolebindings')} || object.roleRef.name != ${cel(runner)} || !has(object.subjects) || ` +
         `object.subjects.all(s, ${isRequester})`,
       message: `the UAT runner may bind ${runner} only to itself`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `${creating('secrets')} || !has(object.type) || object.type == "Opaque"`,
+      messageExpression:
+        `"the UAT runner may create only Secrets of type Opaque, not " + object.type + ` +
+        `${cel(' (a service-account token Secret would give it a lasting credential of that service account)')}`,
+      message: 'the UAT runner may create only Secrets of type Opaque',
       reason: 'Forbidden',
     },
   ];
@@ -153,6 +178,7 @@ export function admissionPolicy(
             resources: ['namespaces'],
             operations: ['CREATE', 'DELETE'],
           },
+          { apiGroups: [''], apiVersions: ['*'], resources: ['secrets'], operations: ['CREATE'] },
           {
             apiGroups: ['rbac.authorization.k8s.io'],
             apiVersions: ['*'],

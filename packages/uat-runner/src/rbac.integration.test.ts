@@ -17,6 +17,7 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAccess } from './access.js';
 import type { RunEvent } from './events.js';
 import { buildJob } from './job-spec.js';
 import { cleanLeftovers } from './leftovers.js';
@@ -27,6 +28,8 @@ import { runUat } from './run.js';
 
 const PROFILE = 'uat-least';
 const RUNNER = 'system:serviceaccount:ci:uat-runner';
+const RBAC_NAME = 'kfx-uat-runner';
+const RUNNER_ROLE = 'kfx-uat-runner-in-namespace';
 const quiet = pino({ level: 'error' });
 const dir = mkdtempSync(join(tmpdir(), 'kfx-uat-rbac-'));
 
@@ -334,6 +337,101 @@ describe('the RBAC `kfx uat rbac --profile` prints', () => {
         ).status,
       ).toBe(200);
     } finally {
+      await admin.delete(resources.namespaces, PROFILE);
+    }
+  });
+
+  it('hands no right in the test namespace to anyone else, by any role', async () => {
+    // A reused test namespace holding a run's Secret (proxy credentials), its suite's service
+    // account with the editor role, and a Role of the namespace's owner whose rules the runner
+    // holds (so RBAC's escalation check would let the runner bind it).
+    await gone(resources.namespaces, PROFILE);
+    await admin.create(resources.namespaces, { metadata: { name: PROFILE } });
+    const mallory = KubeClient.fromKubeConfig(cluster().userKubeconfig('mallory').kubeConfig, {
+      logger: quiet,
+    });
+    const eve = KubeClient.fromKubeConfig(cluster().userKubeconfig('eve').kubeConfig, {
+      logger: quiet,
+    });
+    try {
+      await admin.create(resources.serviceAccounts, {
+        metadata: { name: 'default-editor', namespace: PROFILE },
+      });
+      await runObjects(PROFILE, 'other', inAnHour());
+      await admin.create(resources.roles, {
+        metadata: { name: 'secret-reader', namespace: PROFILE },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+      } as KubeObject);
+      await ensureAccess({ client: bot, namespace: PROFILE, runnerRole: RUNNER_ROLE });
+      const bind = (
+        client: KubeClient,
+        name: string,
+        roleRef: { kind: string; name: string },
+        subject: { kind: string; name: string },
+      ) =>
+        refusal(
+          client.create(resources.roleBindings, {
+            metadata: { name, namespace: PROFILE },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...roleRef },
+            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', ...subject }],
+          } as KubeObject),
+        );
+      const user = (name: string) => ({ kind: 'User', name });
+
+      // The runner binds its own ClusterRole (it holds every rule of it) to mallory, who then
+      // binds edit to eve, who reads the run's Secret.
+      const ownRole = await bind(
+        bot,
+        'm',
+        { kind: 'ClusterRole', name: RBAC_NAME },
+        user('mallory'),
+      );
+      const malloryBinds = await bind(
+        mallory,
+        'e',
+        { kind: 'ClusterRole', name: 'edit' },
+        user('eve'),
+      );
+      const eveReads = await refusal(
+        eve.get(resources.secrets, 'kfx-uat-other-env', { namespace: PROFILE }),
+      );
+      // A Role of the namespace, of another name than the two the runner needs.
+      const role = await bind(bot, 'r', { kind: 'Role', name: 'secret-reader' }, user('eve'));
+      // A legacy token Secret of the suite's service account: a lasting credential with its
+      // rights (edit), readable by the runner and so by anyone it hands it to.
+      const token = await refusal(
+        bot.create(resources.secrets, {
+          metadata: {
+            name: 'default-editor-token',
+            namespace: PROFILE,
+            annotations: { 'kubernetes.io/service-account.name': 'default-editor' },
+          },
+          type: 'kubernetes.io/service-account-token',
+        } as KubeObject),
+      );
+      expect({ ownRole, malloryBinds, eveReads, role, token }).toEqual({
+        ownRole: {
+          status: 403,
+          message: expect.stringMatching(
+            /may create RoleBindings only of the ClusterRoles edit and kfx-uat-runner-in-namespace, not of the ClusterRole kfx-uat-runner/,
+          ) as string,
+        },
+        malloryBinds: { status: 403, message: expect.any(String) as string },
+        eveReads: { status: 403, message: expect.any(String) as string },
+        role: {
+          status: 403,
+          message: expect.stringMatching(/not of the Role secret-reader/) as string,
+        },
+        token: {
+          status: 403,
+          message: expect.stringMatching(
+            /may create only Secrets of type Opaque, not kubernetes\.io\/service-account-token/,
+          ) as string,
+        },
+      });
+    } finally {
+      mallory.close();
+      eve.close();
       await admin.delete(resources.namespaces, PROFILE);
     }
   });

@@ -37,8 +37,9 @@ editor role and on <name>-in-namespace; the ClusterRole <name>-in-namespace (ser
 Secrets, Jobs, pods and their logs, events), which the runner binds to itself in the test
 namespace once it exists; and a ValidatingAdmissionPolicy (Kubernetes 1.30 or later) that lets
 this identity create only that Profile (with --owner, no plugins) and namespace, RoleBindings
-only there, and delete only what the runner made. Dedicate the identity to UATs: the policy
-applies to all its requests.
+only there and only of the editor role (to its service accounts) and <name>-in-namespace (to
+itself), Secrets only of type Opaque, and delete only what the runner made. Dedicate the
+identity to UATs: the policy applies to all its requests.
 
 With -n NAMESPACE (for \`kfx uat run -n NAMESPACE\`): a Role and RoleBinding in that namespace,
 nothing cluster-wide.`,
