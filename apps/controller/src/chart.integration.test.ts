@@ -118,9 +118,12 @@ describe('the chart, rendered', () => {
     expect(rules.some((r) => /configmaps|networkpolicies|rolebindings|secrets|pods/.test(r))).toBe(
       false,
     );
-    // The proxy-injection audit adds reading Pods, and only that.
+    // The proxy-injection audit adds reading Pods and getting ConfigMaps, and only that.
     const audited = granted(await render({ config: { proxyInjectionAudit: { enabled: true } } }));
-    expect(audited.filter((r) => !rules.includes(r))).toEqual(['/pods:get,list,watch']);
+    expect(audited.filter((r) => !rules.includes(r))).toEqual([
+      '/pods:get,list,watch',
+      '/configmaps:get',
+    ]);
     expect(find(objects, 'Role', '-leader-election')?.rules).toEqual([
       {
         apiGroups: ['coordination.k8s.io'],

@@ -33,7 +33,11 @@ describe('kfx-controller config', () => {
     expect(config.protectedNamespaces).toEqual(
       expect.arrayContaining(['*-system', 'istio-*', 'kfx-*']),
     );
-    expect(config.proxyInjectionAudit).toEqual({ enabled: false, excludeNamespaces: [] });
+    expect(config.proxyInjectionAudit).toEqual({
+      enabled: false,
+      excludeNamespaces: [],
+      configMapReaders: 2,
+    });
     expect(config.leaderElection).toEqual({
       leaseName: 'kfx-controller',
       leaseDurationSeconds: 15,

@@ -38,6 +38,10 @@ const appSchema = z.strictObject({
       excludeNamespaces: z
         .array(z.string().regex(NAMESPACE_PATTERN, 'expected a namespace name'))
         .default([]),
+      /** The webhook's excludeContainers, when it sets its own; default the webhook's default. */
+      excludeContainers: z.array(z.string().min(1, 'expected a container name')).optional(),
+      /** Pods whose envFrom ConfigMaps are read at the same time. */
+      configMapReaders: z.number().int().min(1).max(16).default(2),
     })
     .prefault({}),
   leaderElection: z

@@ -79,6 +79,8 @@ export async function startController(options: RunOptions): Promise<RunningContr
           namespace,
           ...config.proxyInjectionAudit.excludeNamespaces,
         ],
+        excludeContainers: config.proxyInjectionAudit.excludeContainers,
+        configMapReaders: config.proxyInjectionAudit.configMapReaders,
       })
     : undefined;
   const ops = await startOpsServer({

@@ -20,7 +20,11 @@ export {
   InjectionAudit,
   type InjectionAuditOptions,
 } from './audit/injection-audit.js';
-export { injectionState, type InjectionState } from './audit/injection-state.js';
+export {
+  injectionState,
+  type InjectionState,
+  type InjectionStateOptions,
+} from './audit/injection-state.js';
 export { INJECTED_ANNOTATION } from './stamp.js';
 export {
   createProxyInjector,

@@ -1,6 +1,6 @@
-// The mark the injector leaves on every Pod it handled at creation. With failurePolicy Ignore an
-// unreachable webhook lets Pods through without the proxy settings; a Pod without the mark (in a
-// namespace that is not opted out, not opted out itself, not a mirror Pod) is one of those.
+// The mark the injector leaves on every Pod it handled at creation, for people reading the Pod.
+// It proves nothing: whoever creates a Pod can write it too. The audit of Pods admitted without
+// the injector (audit/) therefore judges by the proxy variables in the spec, not by the mark.
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
 

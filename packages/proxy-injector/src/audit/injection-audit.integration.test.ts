@@ -30,17 +30,37 @@ const namespace = (name: string, labels: Record<string, string> = {}) =>
     metadata: { name, labels },
   });
 
-const pod = (ns: string, name: string, annotations: Record<string, string> = {}) =>
+type Container = Record<string, unknown>;
+
+const pod = (
+  ns: string,
+  name: string,
+  annotations: Record<string, string> = {},
+  containers: Container[] = [{ name: 'c', image: 'busybox' }],
+) =>
   client.create(
     resources.pods,
     {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: ns, annotations },
-      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      spec: { containers },
     },
     { namespace: ns },
   );
+
+/** A container as the injector leaves it: both cases of the three variables appended. */
+const injected = (name: string): Container => ({
+  name,
+  image: 'busybox',
+  env: ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'].map(
+    (variable) => ({
+      name: variable,
+      value: variable.endsWith('_PROXY') ? 'http://proxy:3128' : '.svc',
+    }),
+  ),
+});
+const FORGED = { 'proxy-injector.kfx.dev/injected': 'true' };
 
 async function gauge(): Promise<Record<string, number>> {
   const metric = registry.getSingleMetric('kfx_proxy_injector_uninjected_pods');
@@ -101,14 +121,16 @@ describe('the proxy-injection audit', () => {
     const missed: KubeObject = await pod('team-a', 'admitted-uninjected');
     // The apiserver admitted it unchanged: failurePolicy Ignore.
     expect(missed.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBeUndefined();
-    await pod('team-a', 'handled', { 'proxy-injector.kfx.dev/injected': 'true' });
+    await pod('team-a', 'handled', FORGED, [injected('c')]);
+    // The mark alone, written by the Pod's creator: no proxy settings in it.
+    await pod('team-a', 'forged-mark', FORGED);
     await pod('team-a', 'opted-out', { 'proxy-injector.kfx.dev/inject': 'false' });
     await pod('team-out', 'in-opted-out-namespace');
     await pod('kfx-system', 'webhook-itself');
     await pod('kube-system', 'system');
-    await eventually(async () => ((await gauge())['team-a'] === 1 ? true : undefined), 'the gauge');
-    expect(await gauge()).toEqual({ 'team-a': 1 });
-    expect(audit.uninjected()).toEqual(['team-a/admitted-uninjected']);
+    await eventually(async () => ((await gauge())['team-a'] === 2 ? true : undefined), 'the gauge');
+    expect(await gauge()).toEqual({ 'team-a': 2 });
+    expect(audit.uninjected().sort()).toEqual(['team-a/admitted-uninjected', 'team-a/forged-mark']);
     const event = await eventually(async () => {
       const list = await client.list<KubeObject & { reason?: string; message?: string }>(
         resources.events,
@@ -122,6 +144,58 @@ describe('the proxy-injection audit', () => {
     expect(event.message).toContain('admitted without the proxy settings');
   });
 
+  it('judges a Pod by the proxy variables its containers carry, wherever they come from', async () => {
+    await namespace('team-b');
+    await client.create(resources.configMaps, {
+      metadata: { name: 'proxy-env', namespace: 'team-b' },
+      data: { HTTPS_PROXY: 'http://proxy:3128' },
+    } as KubeObject);
+    await client.create(resources.configMaps, {
+      metadata: { name: 'app-env', namespace: 'team-b' },
+      data: { LOG_LEVEL: 'debug' },
+    } as KubeObject);
+    const reading = (configMaps: string, prefix?: string): Container => ({
+      name: 'c',
+      image: 'busybox',
+      envFrom: [{ configMapRef: { name: configMaps }, ...(prefix ? { prefix } : {}) }],
+    });
+    // The workload's own setting (the injector leaves it alone), and a mesh sidecar it excludes.
+    await pod('team-b', 'own-setting', {}, [
+      { name: 'c', image: 'busybox', env: [{ name: 'https_proxy', value: 'http://own:8080' }] },
+    ]);
+    await pod('team-b', 'with-sidecar', {}, [injected('c'), { name: 'istio-proxy', image: 'x' }]);
+    await pod('team-b', 'from-config-map', {}, [reading('proxy-env')]);
+    // Forged marks over specs that carry no proxy variable: another ConfigMap, a prefixed key,
+    // an init container without them.
+    await pod('team-b', 'other-config-map', FORGED, [reading('app-env')]);
+    await pod('team-b', 'prefixed', FORGED, [reading('proxy-env', 'APP_')]);
+    await client.create(
+      resources.pods,
+      {
+        metadata: { name: 'bare-init', namespace: 'team-b', annotations: FORGED },
+        spec: { initContainers: [{ name: 'init', image: 'busybox' }], containers: [injected('c')] },
+      } as KubeObject,
+      { namespace: 'team-b' },
+    );
+    // The three Pods that read ConfigMaps were decided.
+    await eventually(async () => {
+      const metric = registry.getSingleMetric('kfx_controller_reconcile_total');
+      const values = (await metric?.get())?.values ?? [];
+      const done = values.find(
+        (v) =>
+          v.labels.name === 'proxy-injection-audit-configmaps' && v.labels.result === 'success',
+      );
+      return (done?.value ?? 0) >= 3 ? true : undefined;
+    }, 'the ConfigMaps read');
+    await eventually(async () => ((await gauge())['team-b'] === 3 ? true : undefined), 'the gauge');
+    expect(
+      audit
+        .uninjected()
+        .filter((pod) => pod.startsWith('team-b/'))
+        .sort(),
+    ).toEqual(['team-b/bare-init', 'team-b/other-config-map', 'team-b/prefixed']);
+  });
+
   it('follows a namespace opting back in, and a Pod going away', async () => {
     await client.patch(resources.namespaces, 'team-out', {
       metadata: { labels: { 'proxy-injector.kfx.dev/inject': null } },
@@ -130,14 +204,13 @@ describe('the proxy-injection audit', () => {
       async () => ((await gauge())['team-out'] === 1 ? true : undefined),
       'team-out counted',
     );
-    await client.delete(resources.pods, 'admitted-uninjected', {
-      namespace: 'team-a',
-      gracePeriodSeconds: 0,
-    });
+    for (const name of ['admitted-uninjected', 'forged-mark']) {
+      await client.delete(resources.pods, name, { namespace: 'team-a', gracePeriodSeconds: 0 });
+    }
     await eventually(
       async () => ((await gauge())['team-a'] === undefined ? true : undefined),
       'team-a cleared',
     );
-    expect(await gauge()).toEqual({ 'team-out': 1 });
+    expect(await gauge()).toEqual({ 'team-out': 1, 'team-b': 3 });
   });
 });

@@ -1,9 +1,11 @@
 // Makes the fail-open window of the proxy-injector visible. With failurePolicy Ignore (the
 // default, so that a broken webhook never blocks Pods) an unreachable or crashed webhook lets Pods
-// through without the proxy settings. The audit watches Pods and namespaces and finds the Pods the
-// injector never saw in a namespace it serves: a gauge counts them by namespace, a counter counts
-// each one found, and, while `lead()` runs (one writer among replicas), a Warning Event on each
-// such Pod tells whoever looks at it what happened and what to do.
+// through without the proxy settings. The audit watches Pods and namespaces and finds, in the
+// namespaces the webhook serves, the Pods whose containers lack the proxy variables (judged by
+// the spec: injection-state.ts; a container that may take them from envFrom ConfigMaps waits for
+// their keys, read once per Pod by a few workers): a gauge counts them by namespace, a counter
+// counts each one found, and, while `lead()` runs (one writer among replicas), a Warning Event
+// on each such Pod tells whoever looks at it what happened and what to do.
 import {
   createInformer,
   EventRecorder,
@@ -18,8 +20,8 @@ import {
 } from '@kfx/kube-runtime';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { INJECT_ANNOTATION, INJECT_LABEL, MIRROR_POD_ANNOTATION } from '../opt-out.js';
-import { INJECTED_ANNOTATION } from '../stamp.js';
-import { injectionState, namespaceServed } from './injection-state.js';
+import { EnvFromVerdicts, type AuditedPod } from './env-from-verdicts.js';
+import { namespaceServed, proxyFacts, stateOf } from './injection-state.js';
 
 export interface InjectionAuditOptions {
   client: KubeClient;
@@ -27,24 +29,27 @@ export interface InjectionAuditOptions {
   excludeNamespaces: readonly string[];
   /** Source of the Events. Default `kfx-proxy-injection-audit`. */
   component?: string | undefined;
+  /** The webhook's `excludeContainers`. Default: its default (the Istio and Linkerd containers). */
+  excludeContainers?: readonly string[] | undefined;
+  /** Pods whose envFrom ConfigMaps are read at the same time. Default 2 (1 to 16). */
+  configMapReaders?: number | undefined;
   logger?: Logger | undefined;
   registry?: Registry | undefined;
 }
 
-/** The caches keep only what the audit reads. */
-const podSkeleton = metadataSkeleton({
-  annotations: [INJECTED_ANNOTATION, INJECT_ANNOTATION, MIRROR_POD_ANNOTATION],
-});
+/** The caches keep only what the audit reads, never whole Pods. */
+const podSkeleton = metadataSkeleton({ annotations: [INJECT_ANNOTATION, MIRROR_POD_ANNOTATION] });
 const namespaceSkeleton = metadataSkeleton({ labels: [INJECT_LABEL] });
 
 export class InjectionAudit {
-  readonly pods: Informer<KubeObject>;
+  readonly pods: Informer<AuditedPod>;
   readonly namespaces: Informer<KubeObject>;
   readonly #options: InjectionAuditOptions;
   readonly #logger: Logger;
   readonly #excluded: Set<string>;
-  readonly #missing = new Map<string, KubeObject>();
+  readonly #missing = new Map<string, AuditedPod>();
   readonly #reported = new Set<string>();
+  readonly #envFrom: EnvFromVerdicts;
   readonly #gauge: Gauge<'namespace'>;
   readonly #found: Counter;
   #recorder: EventRecorder | undefined;
@@ -55,9 +60,23 @@ export class InjectionAudit {
     this.#logger = (options.logger ?? options.client.logger).child({ audit: 'proxy-injection' });
     const registry = options.registry ?? options.client.registry;
     const common = { logger: this.#logger, registry, resyncMs: 0 };
-    this.pods = createInformer(options.client, resources.pods, {
+    const excludeContainers = options.excludeContainers;
+    this.pods = createInformer<AuditedPod>(options.client, resources.pods, {
       ...common,
-      transform: podSkeleton,
+      transform: (pod) => ({
+        ...podSkeleton(pod),
+        proxy: proxyFacts((pod as { spec?: unknown }).spec, excludeContainers),
+      }),
+    });
+    this.#envFrom = new EnvFromVerdicts({
+      client: options.client,
+      pods: this.pods,
+      readers: options.configMapReaders,
+      decided: (pod) => {
+        this.#check(pod);
+      },
+      logger: this.#logger,
+      registry,
     });
     this.namespaces = createInformer(options.client, resources.namespaces, {
       ...common,
@@ -68,7 +87,7 @@ export class InjectionAudit {
         Gauge<'namespace'> | undefined) ??
       new Gauge({
         name: 'kfx_proxy_injector_uninjected_pods',
-        help: 'Pods in namespaces the proxy-injector serves that it never handled (admitted while the webhook was unreachable), by namespace',
+        help: 'Pods in namespaces the proxy-injector serves with a container lacking the proxy variables (admitted while the webhook was unreachable), by namespace',
         labelNames: ['namespace'],
         registers: [registry],
       });
@@ -77,16 +96,16 @@ export class InjectionAudit {
         Counter | undefined) ??
       new Counter({
         name: 'kfx_proxy_injector_uninjected_pods_found_total',
-        help: 'Pods found without the proxy-injector having handled them, since start',
+        help: 'Pods found with a container lacking the proxy variables, since start',
         registers: [registry],
       });
-    const check = (pod: KubeObject) => {
+    const check = (pod: AuditedPod) => {
       this.#check(pod);
     };
     this.pods.on('add', check);
     this.pods.on('update', check);
     this.pods.on('delete', (pod) => {
-      this.#forget(pod);
+      this.#forget(pod, true);
     });
     // A namespace opting out (or back in) changes the verdict on every Pod in it.
     const recheck = (ns: KubeObject) => {
@@ -98,11 +117,15 @@ export class InjectionAudit {
 
   /** Starts the caches and waits until both have synced. */
   async start(signal?: AbortSignal): Promise<void> {
+    this.#envFrom.start();
     this.namespaces.start();
     await this.namespaces.waitForSync(signal);
     this.pods.start();
     await this.pods.waitForSync(signal);
-    this.#logger.info({ uninjected: this.#missing.size }, 'proxy-injection audit synced');
+    this.#logger.info(
+      { uninjected: this.#missing.size, configMapReaders: this.#envFrom.readers },
+      'proxy-injection audit synced',
+    );
   }
 
   /** Writes a Warning Event on each uninjected Pod until `signal` aborts (the leader's job). */
@@ -132,17 +155,25 @@ export class InjectionAudit {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.pods.stop(), this.namespaces.stop()]);
+    await Promise.all([this.pods.stop(), this.namespaces.stop(), this.#envFrom.stop()]);
   }
 
-  #check(pod: KubeObject): void {
+  /** Whether `pod` lacks the proxy variables; undefined while its ConfigMaps are being read. */
+  #missed(pod: AuditedPod): boolean | undefined {
+    const namespace = pod.metadata?.namespace ?? '';
+    if (pod.metadata?.deletionTimestamp || this.#excluded.has(namespace)) return false;
+    if (!namespaceServed(this.namespaces.store.get(namespace))) return false;
+    const state = stateOf(pod, pod.proxy);
+    if (state !== 'env-from') return state === 'missed';
+    const carried = this.#envFrom.carried(pod);
+    return carried === undefined ? undefined : !carried;
+  }
+
+  #check(pod: AuditedPod): void {
     const uid = pod.metadata?.uid ?? '';
     const namespace = pod.metadata?.namespace ?? '';
-    const missed =
-      !pod.metadata?.deletionTimestamp &&
-      !this.#excluded.has(namespace) &&
-      namespaceServed(this.namespaces.store.get(namespace)) &&
-      injectionState(pod) === 'missed';
+    const missed = this.#missed(pod);
+    if (missed === undefined) return;
     if (!missed) {
       this.#forget(pod);
       return;
@@ -152,28 +183,28 @@ export class InjectionAudit {
     this.#gauge.inc({ namespace });
     this.#found.inc();
     this.#logger.warn(
-      { namespace, name: pod.metadata?.name },
+      { namespace, name: pod.metadata?.name, containers: pod.proxy.bare.map((c) => c.name) },
       'Pod admitted without the proxy-injector',
     );
     void this.#report(pod);
   }
 
-  #forget(pod: KubeObject): void {
+  #forget(pod: AuditedPod, gone = false): void {
     const uid = pod.metadata?.uid ?? '';
+    if (gone) this.#envFrom.forget(pod);
     if (!this.#missing.delete(uid)) return;
     this.#reported.delete(uid);
     this.#gauge.dec({ namespace: pod.metadata?.namespace ?? '' });
   }
 
-  async #report(pod: KubeObject): Promise<void> {
+  async #report(pod: AuditedPod): Promise<void> {
     const uid = pod.metadata?.uid ?? '';
     if (!this.#recorder || this.#reported.has(uid)) return;
     this.#reported.add(uid);
     await this.#recorder.record(pod, {
       type: 'Warning',
       reason: 'ProxyNotInjected',
-      message:
-        'admitted without the proxy settings: the proxy-injector webhook did not handle this Pod (it was unreachable, with failurePolicy Ignore); delete the Pod so that its owner re-creates it with them',
+      message: `admitted without the proxy settings: container ${pod.proxy.bare[0]?.name ?? ''} has neither HTTP_PROXY nor HTTPS_PROXY, so the proxy-injector webhook did not handle this Pod (it was unreachable, with failurePolicy Ignore); delete the Pod so that its owner re-creates it with them`,
     });
   }
 }
