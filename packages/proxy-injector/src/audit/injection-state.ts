@@ -47,7 +47,7 @@ type Container = Partial<Plain<V1Container>>;
 
 const listOf = <T>(value: unknown): T[] =>
   Array.isArray(value)
-    ? ((value as unknown[]).filter((item) => typeof item === 'object') as T[])
+    ? ((value as unknown[]).filter((item) => item !== null && typeof item === 'object') as T[])
     : [];
 
 function bareContainer(container: Container): BareContainer | undefined {
