@@ -23,7 +23,7 @@ export interface AuditedPod extends KubeObject {
 }
 
 /** Pods whose ConfigMaps are read at the same time, by default. */
-export const DEFAULT_CONFIG_MAP_READERS = 2;
+const DEFAULT_CONFIG_MAP_READERS = 2;
 
 export interface EnvFromVerdictsOptions {
   client: KubeClient;

@@ -24,7 +24,7 @@ export type InjectionState = 'injected' | 'opted-out' | 'mirror' | 'env-from' | 
 const PROXY_VARIABLES: ReadonlySet<string> = new Set(['http_proxy', 'https_proxy']);
 
 /** A container without a proxy variable in `env`: the ConfigMaps it reads with envFrom. */
-export interface BareContainer {
+interface BareContainer {
   name: string;
   configMaps: EnvFromSource[];
 }
