@@ -153,7 +153,9 @@ export function admissionPolicy(
       expression: `${creating('secrets')} || !has(object.type) || object.type == "Opaque"`,
       messageExpression:
         `"the UAT runner may create only Secrets of type Opaque, not " + object.type + ` +
-        `${cel(' (a service-account token Secret would give it a lasting credential of that service account)')}`,
+        cel(
+          ' (a service-account token Secret would give it a lasting credential of that service account)',
+        ),
       message: 'the UAT runner may create only Secrets of type Opaque',
       reason: 'Forbidden',
     },
