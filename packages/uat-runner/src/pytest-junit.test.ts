@@ -62,7 +62,8 @@ const pytest = (folder: string, xml: string) => [
   folder,
 ];
 
-describe.skipIf(!hasPytest)('JUnit from a real pytest run', () => {
+// A real pytest start takes seconds on a busy machine: far past the unit tests' default limit.
+describe.skipIf(!hasPytest)('JUnit from a real pytest run', { timeout: 120_000 }, () => {
   it('comes through the log with the example conftest.py', () => {
     const folder = suite('conftest', true);
     const [command = '', ...args] = pytest(folder, join(folder, 'junit.xml'));
