@@ -31,8 +31,11 @@ interface BareContainer {
 
 /** What the audit keeps of a Pod's spec (a few bytes: usually no bare container at all). */
 export interface ProxyFacts {
-  bare: BareContainer[];
+  readonly bare: readonly BareContainer[];
 }
+
+/** The facts of almost every Pod, shared rather than one object per Pod in the cache. */
+const ALL_CARRIED: ProxyFacts = Object.freeze({ bare: Object.freeze([]) });
 
 interface Meta {
   metadata?:
@@ -74,7 +77,7 @@ export function proxyFacts(
   const bare = all
     .filter((container) => typeof container.name !== 'string' || !excluded.has(container.name))
     .flatMap((container) => bareContainer(container) ?? []);
-  return { bare };
+  return bare.length === 0 ? ALL_CARRIED : { bare };
 }
 
 /** Whether every bare container takes a proxy variable from one of its ConfigMaps. */
