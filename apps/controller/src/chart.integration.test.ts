@@ -3,7 +3,7 @@
 // controller runs with exactly the chart's RBAC, as its ServiceAccount, with every reconciler on.
 // It owns its control plane: kfx-controller acts on every Profile of the cluster (no selector
 // keeps it to one file's), and the chart's cluster-wide RBAC objects have fixed names.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
@@ -78,14 +78,18 @@ const granted = (objects: Rendered[]) =>
 /** The config and template files as the Pod would see them, validated by the binary's loader. */
 function mountedConfig(objects: Rendered[]) {
   const dir = mkdtempSync(join(tmpdir(), 'kfx-chart-mount-'));
-  mkdirSync(join(dir, 'templates'));
-  for (const [name, content] of Object.entries(
-    find(objects, 'ConfigMap', '-templates')?.data ?? {},
-  )) {
-    writeFileSync(join(dir, 'templates', name), content);
+  try {
+    mkdirSync(join(dir, 'templates'));
+    for (const [name, content] of Object.entries(
+      find(objects, 'ConfigMap', '-templates')?.data ?? {},
+    )) {
+      writeFileSync(join(dir, 'templates', name), content);
+    }
+    const text = find(objects, 'ConfigMap', 'kfx-controller')?.data?.['controller.yaml'] ?? '';
+    return configFrom(parse(text), dir, 'chart ConfigMap');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const text = find(objects, 'ConfigMap', 'kfx-controller')?.data?.['controller.yaml'] ?? '';
-  return configFrom(parse(text), dir, 'chart ConfigMap');
 }
 
 describe('the chart, rendered', () => {
