@@ -12,6 +12,8 @@ export interface CallOptions {
   agent?: https.Agent;
   /** Connect from this local address (e.g. 127.0.0.2, to tell the caller from the proxy). */
   localAddress?: string;
+  /** Give up (reject) when nothing has arrived for this long. */
+  timeoutMs?: number;
 }
 
 export interface Answer {
@@ -39,6 +41,11 @@ function open(url: string, options: CallOptions): Promise<IncomingMessage> {
     });
     request.on('response', resolve);
     request.on('error', reject);
+    if (options.timeoutMs !== undefined) {
+      request.setTimeout(options.timeoutMs, () => {
+        request.destroy(new Error(`nothing arrived for ${options.timeoutMs} ms`));
+      });
+    }
     request.end(body);
   });
 }

@@ -10,9 +10,16 @@ export interface RawConnection {
   closed: Promise<string>;
 }
 
-/** Opens a TLS connection to 127.0.0.1:`port`; rejects if the proxy closes it before TLS is up. */
-export async function openRaw(port: number, ca: string): Promise<RawConnection> {
-  const socket = tls.connect({ host: '127.0.0.1', port, ca });
+/**
+ * Opens a TLS connection to 127.0.0.1:`port` (from `localAddress`, another loopback address, to
+ * be another source); rejects if the proxy closes it before TLS is up.
+ */
+export async function openRaw(
+  port: number,
+  ca: string,
+  options: { localAddress?: string } = {},
+): Promise<RawConnection> {
+  const socket = tls.connect({ host: '127.0.0.1', port, ca, ...options });
   socket.on('error', () => undefined);
   let answer = '';
   socket.setEncoding('latin1');

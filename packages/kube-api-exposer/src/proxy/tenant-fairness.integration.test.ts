@@ -1,0 +1,232 @@
+// One client must not take the exposer from every other, against a real kube-apiserver. The
+// attacker is a tenant with a namespace-edit token (or many ServiceAccounts of its namespace)
+// holding watches and idle connections, or nobody at all: anonymous clients that never finish
+// their TLS handshake or their request head, from one address and from many. Meanwhile tenant B,
+// from another address, makes 30 ordinary requests, each on a new connection: all must succeed.
+// The attacker talks raw TLS, as a hostile client would, and keeps whatever the proxy lets it
+// keep. Owns its control plane, as every file of this package (see fixtures.ts).
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintKubeconfig } from '../commands/kubeconfig.js';
+import type { RunningExposer, ServeOptions } from '../commands/serve.js';
+import {
+  apply,
+  captureLogs,
+  configMapReader,
+  proxyPki,
+  startCluster,
+  startTestExposer,
+  type CapturedLogs,
+  type Cluster,
+  type ProxyPki,
+} from '../testing/fixtures.js';
+import { call } from '../testing/https-client.js';
+import { openRaw } from '../testing/raw-tls.js';
+
+let cluster: Cluster;
+let pki: ProxyPki;
+let logs: CapturedLogs;
+/** Tokens of ServiceAccounts of team-a, each bound to the `edit` ClusterRole in team-a. */
+const editors: string[] = [];
+/** Token of team-b/plugin, which may read ConfigMaps in team-b. */
+let tenantB: string;
+const closers: (() => Promise<void>)[] = [];
+
+/** The attacker's addresses: one, and many (the whole of 127.0.0.0/8 is this machine). */
+const ATTACKER = '127.0.0.2';
+const MANY = Array.from({ length: 40 }, (_, i) => `127.0.0.${String(10 + i)}`);
+/** Tenant B connects from 127.0.0.1. */
+const B_REQUESTS = 30;
+
+/** Small enough that the attacks fit in a test: the connection cap of both. */
+const LIMITS: Partial<ServeOptions> = { maxConnections: 40 };
+
+const startExposer = (extra: Partial<ServeOptions> = {}) =>
+  startTestExposer(cluster, pki, closers, { logger: logs.logger, ...LIMITS, ...extra });
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  await configMapReader(cluster.env, 'team-b', 'plugin');
+  const editorNames = Array.from({ length: 8 }, (_, i) => `editor-${String(i)}`);
+  await apply(cluster.env, [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+    ...editorNames.map((name) => ({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace: 'team-a' },
+    })),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'editors', namespace: 'team-a' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: editorNames.map((name) => ({ kind: 'ServiceAccount', name, namespace: 'team-a' })),
+    },
+  ]);
+  pki = proxyPki(cluster.dir);
+  logs = captureLogs();
+  const mint = async (serviceAccount: string) =>
+    (await mintKubeconfig({ serviceAccount, server: 'https://127.0.0.1:1', client: cluster.admin }))
+      .token.token;
+  for (const name of editorNames) editors.push(await mint(`team-a/${name}`));
+  tenantB = await mint('team-b/plugin');
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await cluster.stop();
+});
+
+/** A connection the attacker holds; `closed` once the proxy (or the test) closed it. */
+interface Held {
+  socket: net.Socket;
+  /** The status line of the proxy's first answer, if one came. */
+  status(): string | undefined;
+  closed(): boolean;
+}
+
+/**
+ * A TLS connection from `from` that writes `head` (if any) and keeps the connection as long as
+ * the proxy does; resolves once the proxy has answered the head or closed the connection (with
+ * no head: once TLS is up or refused).
+ */
+async function holdTls(exposer: RunningExposer, from: string, head?: string): Promise<Held> {
+  let answer = '';
+  let isClosed = false;
+  const connection = await openRaw(exposer.port, pki.ca.cert, { localAddress: from }).catch(
+    () => undefined,
+  );
+  if (connection === undefined) {
+    const socket = new net.Socket();
+    return { socket, status: () => undefined, closed: () => true };
+  }
+  const { socket } = connection;
+  const answered = new Promise<void>((resolve) => {
+    socket.on('data', () => {
+      answer = connection.received();
+      if (answer.includes('\r\n\r\n')) resolve();
+    });
+    socket.once('close', () => {
+      isClosed = true;
+      resolve();
+    });
+  });
+  if (head !== undefined) {
+    socket.write(head);
+    if (head.endsWith('\r\n\r\n')) await answered;
+  }
+  return {
+    socket,
+    status: () => (answer === '' ? undefined : answer.split('\r\n')[0]),
+    closed: () => isClosed,
+  };
+}
+
+/** A TCP connection from `from` that never starts TLS; resolves once the kernel accepted it. */
+async function holdTcp(exposer: RunningExposer, from: string): Promise<Held> {
+  const socket = net.connect({ host: '127.0.0.1', port: exposer.port, localAddress: from });
+  let isClosed = false;
+  socket.on('error', () => undefined);
+  socket.once('close', () => (isClosed = true));
+  await new Promise<void>((resolve) => {
+    socket.once('connect', resolve);
+    socket.once('close', resolve);
+  });
+  return { socket, status: () => undefined, closed: () => isClosed };
+}
+
+const watchHead = (token: string, namespace = 'team-a') =>
+  `GET /api/v1/namespaces/${namespace}/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n` +
+  `Authorization: Bearer ${token}\r\n\r\n`;
+
+/**
+ * Tenant B's 30 requests, one after the other, each on a new connection (as a client whose
+ * pooled connection was closed would open one): what each got, `200` or the error's code.
+ */
+async function tenantBRequests(exposer: RunningExposer): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (let i = 0; i < B_REQUESTS; i++) {
+    const outcome = await call(`${exposer.url}/api/v1/namespaces/team-b/configmaps`, {
+      ca: pki.ca.cert,
+      token: tenantB,
+      timeoutMs: 20_000,
+    }).then(
+      (answer) => String(answer.status),
+      (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+    );
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+const allOk = Array.from({ length: B_REQUESTS }, () => '200');
+
+function release(held: readonly Held[]): void {
+  for (const h of held) h.socket.destroy();
+}
+
+describe('a tenant with a token cannot take every connection', () => {
+  it.fails('one namespace-edit token holding watches leaves tenant B its requests', async () => {
+    const exposer = await startExposer();
+    const held: Held[] = [];
+    try {
+      for (let i = 0; i < 40; i++)
+        held.push(await holdTls(exposer, ATTACKER, watchHead(editors[0] ?? '')));
+      expect(await tenantBRequests(exposer)).toEqual(allOk);
+    } finally {
+      release(held);
+    }
+  });
+
+  it.fails('many ServiceAccounts of one namespace share its budget', async () => {
+    const exposer = await startExposer();
+    const held: Held[] = [];
+    try {
+      for (let i = 0; i < 40; i++) {
+        const token = editors[i % editors.length] ?? '';
+        held.push(await holdTls(exposer, MANY[i % MANY.length] ?? ATTACKER, watchHead(token)));
+      }
+      expect(await tenantBRequests(exposer)).toEqual(allOk);
+    } finally {
+      release(held);
+    }
+  });
+
+  it.fails(
+    'idle connections kept open with a valid token leave tenant B its requests',
+    async () => {
+      const exposer = await startExposer();
+      const held: Held[] = [];
+      const get = `GET /api/v1/namespaces/team-a/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${editors[0] ?? ''}\r\n\r\n`;
+      try {
+        for (let i = 0; i < 40; i++) held.push(await holdTls(exposer, ATTACKER, get));
+        expect(await tenantBRequests(exposer)).toEqual(allOk);
+      } finally {
+        release(held);
+      }
+    },
+  );
+});
+
+describe('anonymous clients that never finish their handshake or head cannot take every connection', () => {
+  it.fails('slow handshakes and slow heads, from one address and from many', async () => {
+    const exposer = await startExposer();
+    const held: Held[] = [];
+    const slowHead = 'GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n';
+    try {
+      const opening: Promise<Held>[] = [];
+      for (let i = 0; i < 50; i++) {
+        opening.push(
+          i % 2 === 0 ? holdTcp(exposer, ATTACKER) : holdTls(exposer, ATTACKER, slowHead),
+        );
+      }
+      MANY.forEach((from, i) => {
+        opening.push(i % 2 === 0 ? holdTcp(exposer, from) : holdTls(exposer, from, slowHead));
+      });
+      held.push(...(await Promise.all(opening)));
+      expect(await tenantBRequests(exposer)).toEqual(allOk);
+    } finally {
+      release(held);
+    }
+  });
+});
