@@ -26,7 +26,7 @@ import { openRaw } from '../testing/raw-tls.js';
 let cluster: Cluster;
 let pki: ProxyPki;
 let logs: CapturedLogs;
-/** Tokens of ServiceAccounts of team-a, each bound to the `edit` ClusterRole in team-a. */
+/** Tokens of ServiceAccounts of team-a, each allowed to edit everything in team-a. */
 const editors: string[] = [];
 /** Token of team-b/plugin, which may read ConfigMaps in team-b. */
 let tenantB: string;
@@ -56,10 +56,17 @@ beforeAll(async () => {
       metadata: { name, namespace: 'team-a' },
     })),
     {
+      // As the `edit` ClusterRole, whose rules need the aggregation controller to be filled in.
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'namespace-editor', namespace: 'team-a' },
+      rules: [{ apiGroups: ['', 'apps', 'batch'], resources: ['*'], verbs: ['*'] }],
+    },
+    {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
       metadata: { name: 'editors', namespace: 'team-a' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'namespace-editor' },
       subjects: editorNames.map((name) => ({ kind: 'ServiceAccount', name, namespace: 'team-a' })),
     },
   ]);
