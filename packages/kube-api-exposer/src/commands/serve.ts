@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { startProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
 import { listenFailure, validateOptions } from './options.js';
+import { resolveCaps } from './serve-caps.js';
 import { serveSchema } from './serve-options.js';
 
 export type ServeOptions = z.input<typeof serveSchema> & {
@@ -38,6 +39,7 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
   const opts = validateOptions('serve', serveSchema, rest);
   const logger = givenLogger ?? pino({ name: 'kfx-expose-api', level: opts.logLevel });
   const upstream = resolveUpstream(opts);
+  const caps = resolveCaps(opts);
   const proxy = await startProxyServer({
     host: opts.host,
     port: opts.port,
@@ -47,12 +49,14 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
     allowedPrefixes: opts.allowPath,
     upgrades: opts.upgrades,
     maxHeaderBytes: opts.maxHeaderBytes,
+    handshakeTimeoutMs: opts.handshakeTimeout * 1000,
     headersTimeoutMs: opts.headersTimeout * 1000,
     idleTimeoutMs: opts.idleTimeout * 1000,
     requestBodyTimeoutMs: opts.requestBodyTimeout * 1000,
     maxRequestsInflight: opts.maxRequestsInflight,
     maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
     maxConnections: opts.maxConnections,
+    ...caps,
     tlsReloadIntervalMs: opts.tlsReloadInterval * 1000,
     logger,
     registry,
@@ -79,6 +83,14 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
       allowPath: opts.allowPath,
       upgrades: opts.upgrades,
       ops: ops?.url,
+      limits: {
+        maxConnections: opts.maxConnections,
+        ...caps,
+        maxRequestsInflight: opts.maxRequestsInflight,
+        maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+        handshakeTimeout: opts.handshakeTimeout,
+        headersTimeout: opts.headersTimeout,
+      },
     },
     'kfx expose-api is serving',
   );

@@ -1,18 +1,24 @@
 // Forwards one HTTP request to the apiserver and streams the answer back as it arrives: each
 // chunk of a watch or a chunked list is written to the caller when the apiserver sends it, and
 // backpressure (a slow reader) pauses the upstream instead of filling memory. Each request takes
-// a place under the in-flight limits (429 when there is none) and has its body within the body
-// timeout (408 otherwise); a connection whose request body has not all arrived when the answer
-// is sent is closed after it, so nobody is waited on for a body nothing will read.
+// a place under the in-flight limits, or a long-running one under the caps of long-running
+// requests (429 when there is none), and has its body within the body timeout (408 otherwise);
+// a connection whose request body has not all arrived when the answer is sent is closed after
+// it, so nobody is waited on for a body nothing will read. The apiserver's answer tells whether
+// it accepted the caller's credential, which makes the connection an authenticated one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import { checkPath } from '../path-allow-list.js';
 import { logAccess } from './access-log.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
+import { callerIdentity, provesCredential } from './identity.js';
 import { inflightClass, type InflightLimits } from './inflight.js';
+import type { LongRunningLimits } from './long-running.js';
 import { streamKind, type ProxyMetrics } from './metrics.js';
-import { sendStatus } from './status-response.js';
+import type { RefusalLog } from './refusal-log.js';
+import { sendStatus, type ProxyStatus } from './status-response.js';
 import { isStaleConnection, upstreamFailure } from './upstream-errors.js';
 import type { UpstreamPool } from './upstream-pool.js';
 
@@ -25,6 +31,9 @@ export interface ForwardDeps {
   /** Sockets the server closed for idleness, to log the right reason. */
   idleClosed: WeakSet<object>;
   inflight: InflightLimits;
+  longRunning: LongRunningLimits;
+  connections: ConnectionLimits;
+  refusals: RefusalLog;
   /** Time for a request body to arrive once the head has; 0 for no limit. */
   requestBodyTimeoutMs: number;
 }
@@ -34,7 +43,8 @@ const noDelaySet = new WeakSet<object>();
 
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-function hasBody(request: IncomingMessage): boolean {
+/** Whether a request announces a body (a `Content-Length` other than 0, or chunks). */
+export function hasBody(request: IncomingMessage): boolean {
   const length = request.headers['content-length'];
   return (
     request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
@@ -63,10 +73,12 @@ export function forwardRequest(
   const withBody = hasBody(request);
   /** Whether to close the connection after an answer sent now: its body is still on its way. */
   const bodyPending = () => withBody && !request.complete;
+  const requestDone = deps.connections.begin(deps.connections.of(request.socket));
 
   metrics.activeStreams.inc({ kind });
   response.once('close', () => {
     release?.();
+    requestDone();
     clearTimeout(bodyTimer);
     metrics.activeStreams.dec({ kind });
     const status = response.headersSent ? response.statusCode : 0;
@@ -104,16 +116,26 @@ export function forwardRequest(
     return;
   }
 
+  const refuse = (status: ProxyStatus) => {
+    failure = `refused by the proxy: ${status.message}`;
+    sendStatus(response, status, { close: bodyPending() });
+    headSent();
+  };
   const inflight = inflightClass(method, kind, withBody);
   if (inflight !== undefined) {
     release = deps.inflight.tryAcquire(inflight);
     if (release === undefined) {
-      const status = deps.inflight.refusal(inflight);
-      failure = `refused by the proxy: ${status.message}`;
-      sendStatus(response, status, { close: bodyPending() });
-      headSent();
+      refuse(deps.inflight.refusal(inflight));
       return;
     }
+  } else {
+    const place = deps.longRunning.tryAcquire(callerIdentity(request.headers.authorization));
+    if (place.refused !== undefined) {
+      metrics.longRunningRefused.inc({ limit: place.refused.limit });
+      refuse(place.refused.status);
+      return;
+    }
+    release = place.release;
   }
   if (withBody && deps.requestBodyTimeoutMs > 0) {
     bodyTimer = setTimeout(() => {
@@ -168,6 +190,8 @@ export function forwardRequest(
       );
       // The apiserver answered before the whole body came (a refusal): the rest is not waited for.
       if (bodyPending()) responseHeaders.push('Connection', 'close');
+      else if (!authenticated(deps, request, upstreamResponse.statusCode ?? 502))
+        responseHeaders.push('Connection', 'close');
       response.writeHead(
         upstreamResponse.statusCode ?? 502,
         upstreamResponse.statusMessage,
@@ -211,4 +235,24 @@ export function forwardRequest(
     failure = `the caller's request broke: ${error.message}`;
     upstreamRequest?.destroy();
   });
+}
+
+/**
+ * Counts the connection for the caller's identity once the apiserver accepted its credential;
+ * false when that identity already holds all the connections it may, and this one must close.
+ */
+function authenticated(deps: ForwardDeps, request: IncomingMessage, status: number): boolean {
+  const connection = deps.connections.of(request.socket);
+  if (connection === undefined || connection.identity !== undefined) return true;
+  if (!provesCredential(status, request.method ?? 'GET')) return true;
+  const identity = callerIdentity(request.headers.authorization);
+  if (identity.anonymous || deps.connections.authenticate(connection, identity.key)) return true;
+  const limit = 'maxConnectionsPerIdentity';
+  deps.metrics.connectionsRefused.inc({ limit });
+  deps.refusals.refused(
+    limit,
+    { identity: identity.description, remoteAddress: request.socket.remoteAddress },
+    `connection closed after its answer: the proxy's ${limit} limit is reached`,
+  );
+  return false;
 }

@@ -16,6 +16,7 @@ import type { RunningExposer, ServeOptions } from '../commands/serve.js';
 import {
   captureLogs,
   configMapReader,
+  metricSample,
   proxyPki,
   startCluster,
   startTestExposer,
@@ -95,7 +96,7 @@ describe('bad input gets a clean answer and a closed connection', () => {
   });
 
   it('answers headers that trickle in too slowly with 408, and drops a client that never starts TLS', async () => {
-    const exposer = await startExposer({ headersTimeout: 1 });
+    const exposer = await startExposer({ headersTimeout: 1, handshakeTimeout: 1 });
     const slow = await raw(
       exposer,
       'GET /api/v1/namespaces HTTP/1.1\r\n',
@@ -113,6 +114,7 @@ describe('bad input gets a clean answer and a closed connection', () => {
         resolve();
       }),
     );
+    expect(await metricSample(exposer.opsUrl, 'kfx_exposer_tls_handshake_timeouts_total')).toBe(1);
   });
 });
 

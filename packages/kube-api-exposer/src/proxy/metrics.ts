@@ -11,7 +11,11 @@ export interface ProxyMetrics {
   activeStreams: Gauge<'kind'>;
   inflightRequests: Gauge<'class'>;
   connections: Gauge;
-  connectionsRefused: Counter;
+  connectionsRefused: Counter<'limit'>;
+  connectionsEvicted: Counter;
+  unauthenticatedConnections: Gauge;
+  longRunningRefused: Counter<'limit'>;
+  tlsHandshakeTimeouts: Counter;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
 }
@@ -52,7 +56,29 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
     }),
     connectionsRefused: new Counter({
       name: 'kfx_exposer_connections_refused_total',
-      help: 'Client connections closed as they were accepted because the connection limit (option maxConnections) was reached',
+      help: 'Client connections refused by a limit, named by its option: closed as they were accepted (maxConnections, maxConnectionsPerSource, maxUnauthenticatedConnectionsPerSource, maxUnauthenticatedConnections when every unauthenticated connection has a request in flight), or after their first accepted answer (maxConnectionsPerIdentity)',
+      labelNames: ['limit'],
+      registers,
+    }),
+    connectionsEvicted: new Counter({
+      name: 'kfx_exposer_connections_evicted_total',
+      help: 'Unauthenticated connections without a request in flight closed, oldest first, to make room for a new connection (option maxUnauthenticatedConnections)',
+      registers,
+    }),
+    unauthenticatedConnections: new Gauge({
+      name: 'kfx_exposer_unauthenticated_connections',
+      help: 'Open client connections on which the apiserver has not yet accepted a credential (TLS handshakes, heads still arriving, anonymous callers), at most option maxUnauthenticatedConnections',
+      registers,
+    }),
+    longRunningRefused: new Counter({
+      name: 'kfx_exposer_long_running_refused_total',
+      help: 'Watches, followed logs and upgrades answered 429 because a limit was reached: maxLongRunning (the whole proxy) or maxLongRunningPerIdentity (one tenant namespace, user or credential)',
+      labelNames: ['limit'],
+      registers,
+    }),
+    tlsHandshakeTimeouts: new Counter({
+      name: 'kfx_exposer_tls_handshake_timeouts_total',
+      help: 'Client connections closed because their TLS handshake did not finish in time (option handshakeTimeout)',
       registers,
     }),
     tlsReloads: new Counter({

@@ -1,5 +1,6 @@
-// The exposer's HTTPS server: limits (header size, header arrival, body arrival, idle time,
-// requests in flight, open connections), the request and upgrade paths, TLS reload, and a
+// The exposer's HTTPS server: limits (header size, handshake and header arrival, body arrival,
+// idle time, requests in flight, long-running requests, open connections in all, per source,
+// per identity and before authentication), the request and upgrade paths, TLS reload, and a
 // shutdown that lets short requests finish and then closes long-lived streams, whose clients
 // reconnect to another replica.
 import https from 'node:https';
@@ -10,15 +11,18 @@ import type { Registry } from 'prom-client';
 import { loadTlsFiles, watchTlsFiles, type TlsMaterial } from '@kfx/kube-runtime/serving';
 import { listenFailure } from '../commands/options.js';
 import { handleClientError, refuseConnect } from './client-errors.js';
+import { ConnectionLimits, type ConnectionLimitOptions } from './connection-limits.js';
 import { forwardRequest } from './forward.js';
 import { InflightLimits } from './inflight.js';
+import { LongRunningLimits, type LongRunningLimitOptions } from './long-running.js';
 import { createProxyMetrics } from './metrics.js';
+import { RefusalLog } from './refusal-log.js';
 import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { probeUpstream } from './upstream-probe.js';
 import type { Upstream } from './upstream.js';
 
-export interface ProxyServerOptions {
+export interface ProxyServerOptions extends ConnectionLimitOptions, LongRunningLimitOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -28,6 +32,9 @@ export interface ProxyServerOptions {
   allowedPrefixes: readonly string[];
   upgrades: boolean;
   maxHeaderBytes: number;
+  /** Time for a client to finish its TLS handshake. */
+  handshakeTimeoutMs: number;
+  /** Time for a request head to arrive. */
   headersTimeoutMs: number;
   idleTimeoutMs: number;
   /** Time for a request body to arrive once its head has; 0 for no limit. */
@@ -80,7 +87,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     headersTimeoutMs: options.headersTimeoutMs,
   };
   const idleClosed = new WeakSet<object>();
+  const refusals = new RefusalLog(logger);
+  const connections = new ConnectionLimits(options, metrics);
   const deps = {
+    connections,
+    longRunning: new LongRunningLimits(options),
+    refusals,
     pool,
     metrics,
     logger,
@@ -105,7 +117,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       requestTimeout: 0,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
-      handshakeTimeout: options.headersTimeoutMs,
+      handshakeTimeout: options.handshakeTimeoutMs,
       noDelay: true,
     },
     (request, response) => {
@@ -115,10 +127,24 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   // Beyond the cap a connection is closed as it is accepted, before any TLS work: an answer
   // would cost the handshake that the cap is there to save.
   server.maxConnections = options.maxConnections;
-  server.on('drop', () => {
-    metrics.connectionsRefused.inc();
+  const refuse = (limit: string, remoteAddress: string | undefined) => {
+    metrics.connectionsRefused.inc({ limit });
+    refusals.refused(
+      limit,
+      { remoteAddress },
+      `connection refused: the proxy's ${limit} limit is reached`,
+    );
+  };
+  server.on('drop', (data?: { remoteAddress?: string }) => {
+    refuse('maxConnections', data?.remoteAddress);
   });
   server.on('connection', (socket: Socket) => {
+    const refused = connections.admit(socket);
+    if (refused !== undefined) {
+      refuse(refused, socket.remoteAddress);
+      socket.destroy();
+      return;
+    }
     metrics.connections.inc();
     socket.once('close', () => {
       metrics.connections.dec();
@@ -126,6 +152,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   });
   const sockets = new Set<Socket>();
   server.on('secureConnection', (socket: tls.TLSSocket) => {
+    connections.secured(socket);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -143,6 +170,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     handleClientError(logger, metrics, limits, error, socket);
   });
   server.on('tlsClientError', (error, socket) => {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_TLS_HANDSHAKE_TIMEOUT')
+      metrics.tlsHandshakeTimeouts.inc();
     logger.debug({ err: error, remoteAddress: socket.remoteAddress }, 'TLS handshake failed');
     socket.destroy();
   });

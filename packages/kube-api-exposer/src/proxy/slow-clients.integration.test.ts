@@ -228,14 +228,23 @@ describe('slow and numerous clients are bounded', () => {
   });
 
   it('refuses connections beyond --max-connections until one closes', async () => {
-    const exposer = await startExposer({ maxConnections: 4 });
+    // One source, and unauthenticated connections (these send no request), may take all four.
+    const exposer = await startExposer({
+      maxConnections: 4,
+      maxConnectionsPerSource: 4,
+      maxUnauthenticatedConnections: 4,
+      maxUnauthenticatedConnectionsPerSource: 4,
+    });
     const open = [];
     for (let i = 0; i < 4; i++) open.push(await openRaw(exposer.port, pki.ca.cert));
     await expect(openRaw(exposer.port, pki.ca.cert)).rejects.toThrow(
       'closed the connection during the TLS handshake',
     );
     expect(
-      await metricSample(exposer.opsUrl, 'kfx_exposer_connections_refused_total'),
+      await metricSample(
+        exposer.opsUrl,
+        'kfx_exposer_connections_refused_total{limit="maxConnections"}',
+      ),
     ).toBeGreaterThanOrEqual(1);
     open.pop()?.socket.destroy();
     await until(

@@ -13,6 +13,7 @@ import {
   apply,
   captureLogs,
   configMapReader,
+  metricSample,
   proxyPki,
   startCluster,
   startTestExposer,
@@ -22,6 +23,7 @@ import {
 } from '../testing/fixtures.js';
 import { call } from '../testing/https-client.js';
 import { openRaw } from '../testing/raw-tls.js';
+import { openWebSocket } from '../testing/websocket.js';
 
 let cluster: Cluster;
 let pki: ProxyPki;
@@ -38,8 +40,16 @@ const MANY = Array.from({ length: 40 }, (_, i) => `127.0.0.${String(10 + i)}`);
 /** Tenant B connects from 127.0.0.1. */
 const B_REQUESTS = 30;
 
-/** Small enough that the attacks fit in a test: the connection cap of both. */
-const LIMITS: Partial<ServeOptions> = { maxConnections: 40 };
+/** Small enough that the attacks fit in a test. */
+const LIMITS: Partial<ServeOptions> = {
+  maxConnections: 40,
+  maxLongRunning: 20,
+  maxLongRunningPerIdentity: 5,
+  maxConnectionsPerSource: 30,
+  maxConnectionsPerIdentity: 8,
+  maxUnauthenticatedConnections: 10,
+  maxUnauthenticatedConnectionsPerSource: 4,
+};
 
 const startExposer = (extra: Partial<ServeOptions> = {}) =>
   startTestExposer(cluster, pki, closers, { logger: logs.logger, ...LIMITS, ...extra });
@@ -87,7 +97,9 @@ afterAll(async () => {
 /** A connection the attacker holds; `closed` once the proxy (or the test) closed it. */
 interface Held {
   socket: net.Socket;
-  /** The status line of the proxy's first answer, if one came. */
+  /** Everything the proxy answered so far. */
+  answer(): string;
+  /** The status code of the proxy's first answer, if one came. */
   status(): string | undefined;
   closed(): boolean;
 }
@@ -105,7 +117,7 @@ async function holdTls(exposer: RunningExposer, from: string, head?: string): Pr
   );
   if (connection === undefined) {
     const socket = new net.Socket();
-    return { socket, status: () => undefined, closed: () => true };
+    return { socket, answer: () => '', status: () => undefined, closed: () => true };
   }
   const { socket } = connection;
   const answered = new Promise<void>((resolve) => {
@@ -124,7 +136,8 @@ async function holdTls(exposer: RunningExposer, from: string, head?: string): Pr
   }
   return {
     socket,
-    status: () => (answer === '' ? undefined : answer.split('\r\n')[0]),
+    answer: () => answer,
+    status: () => (answer === '' ? undefined : answer.split(' ')[1]),
     closed: () => isClosed,
   };
 }
@@ -139,7 +152,7 @@ async function holdTcp(exposer: RunningExposer, from: string): Promise<Held> {
     socket.once('connect', resolve);
     socket.once('close', resolve);
   });
-  return { socket, status: () => undefined, closed: () => isClosed };
+  return { socket, answer: () => '', status: () => undefined, closed: () => isClosed };
 }
 
 const watchHead = (token: string, namespace = 'team-a') =>
@@ -172,20 +185,57 @@ function release(held: readonly Held[]): void {
   for (const h of held) h.socket.destroy();
 }
 
+/** How many of `held` got `status` first (`200` …) and are still open. */
+const stillOpen = (held: readonly Held[], status: string) =>
+  held.filter((h) => h.status() === status && !h.closed()).length;
+
 describe('a tenant with a token cannot take every connection', () => {
-  it.fails('one namespace-edit token holding watches leaves tenant B its requests', async () => {
+  it('one namespace-edit token holding watches gets 429 past its cap, and tenant B its requests', async () => {
     const exposer = await startExposer();
     const held: Held[] = [];
     try {
       for (let i = 0; i < 40; i++)
         held.push(await holdTls(exposer, ATTACKER, watchHead(editors[0] ?? '')));
       expect(await tenantBRequests(exposer)).toEqual(allOk);
+      // Its first five watch; the rest were told why, and when to retry (client-go does).
+      expect(stillOpen(held, '200')).toBe(5);
+      const refused = held.find((h) => h.status() === '429')?.answer() ?? '';
+      expect(refused).toMatch(/\r\nRetry-After: 5\r\n/i);
+      expect(refused).toContain(
+        'too many long-running requests (watches, followed logs, exec, attach, port-forward) for service accounts of namespace team-a: 5 at once (the proxy',
+      );
+      expect(refused).toContain("the proxy's maxLongRunningPerIdentity limit");
+      // The refused connections are unauthenticated: a few are kept from one address, and
+      // the rest were closed as they arrived.
+      expect(held.filter((h) => h.closed()).length).toBeGreaterThan(0);
+      expect(
+        await metricSample(
+          exposer.opsUrl,
+          'kfx_exposer_long_running_refused_total{limit="maxLongRunningPerIdentity"}',
+        ),
+      ).toBeGreaterThan(0);
+      expect(
+        await metricSample(
+          exposer.opsUrl,
+          'kfx_exposer_connections_refused_total{limit="maxUnauthenticatedConnectionsPerSource"}',
+        ),
+      ).toBeGreaterThan(0);
+      // exec, attach, port-forward and WebSocket watches count as long-running too.
+      const { hostname, port } = new URL(exposer.url);
+      const ws = await openWebSocket(
+        hostname,
+        Number(port),
+        '/api/v1/namespaces/team-a/configmaps?watch=true',
+        { ca: pki.ca.cert, token: editors[1] ?? '' },
+      );
+      expect(ws.head).toMatch(/^HTTP\/1\.1 429 /);
+      ws.close();
     } finally {
       release(held);
     }
   });
 
-  it.fails('many ServiceAccounts of one namespace share its budget', async () => {
+  it('many ServiceAccounts of one namespace, from many addresses, share its budget', async () => {
     const exposer = await startExposer();
     const held: Held[] = [];
     try {
@@ -194,29 +244,46 @@ describe('a tenant with a token cannot take every connection', () => {
         held.push(await holdTls(exposer, MANY[i % MANY.length] ?? ATTACKER, watchHead(token)));
       }
       expect(await tenantBRequests(exposer)).toEqual(allOk);
+      expect(stillOpen(held, '200')).toBe(5);
+      expect(held.filter((h) => h.status() === '429').length).toBe(35);
+      // The refused ones stayed unauthenticated: the oldest were closed to make room.
+      expect(
+        await metricSample(exposer.opsUrl, 'kfx_exposer_connections_evicted_total'),
+      ).toBeGreaterThan(0);
+      expect(
+        await metricSample(exposer.opsUrl, 'kfx_exposer_unauthenticated_connections'),
+      ).toBeLessThanOrEqual(10);
     } finally {
       release(held);
     }
   });
 
-  it.fails(
-    'idle connections kept open with a valid token leave tenant B its requests',
-    async () => {
-      const exposer = await startExposer();
-      const held: Held[] = [];
-      const get = `GET /api/v1/namespaces/team-a/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${editors[0] ?? ''}\r\n\r\n`;
-      try {
-        for (let i = 0; i < 40; i++) held.push(await holdTls(exposer, ATTACKER, get));
-        expect(await tenantBRequests(exposer)).toEqual(allOk);
-      } finally {
-        release(held);
-      }
-    },
-  );
+  it('idle connections kept open with a valid token are closed past its cap', async () => {
+    const exposer = await startExposer();
+    const held: Held[] = [];
+    const get = `GET /api/v1/namespaces/team-a/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${editors[0] ?? ''}\r\n\r\n`;
+    try {
+      for (let i = 0; i < 40; i++) held.push(await holdTls(exposer, ATTACKER, get));
+      expect(await tenantBRequests(exposer)).toEqual(allOk);
+      // Every request was answered; past the eighth connection of team-a, with Connection: close.
+      const answered = held.filter((h) => h.status() === '200');
+      expect(answered.length).toBeGreaterThanOrEqual(9);
+      expect(stillOpen(held, '200')).toBe(8);
+      expect(answered.some((h) => /\r\nConnection: close\r\n/i.test(h.answer()))).toBe(true);
+      expect(
+        await metricSample(
+          exposer.opsUrl,
+          'kfx_exposer_connections_refused_total{limit="maxConnectionsPerIdentity"}',
+        ),
+      ).toBeGreaterThan(0);
+    } finally {
+      release(held);
+    }
+  });
 });
 
 describe('anonymous clients that never finish their handshake or head cannot take every connection', () => {
-  it.fails('slow handshakes and slow heads, from one address and from many', async () => {
+  it('slow handshakes and slow heads, from one address and from many', async () => {
     const exposer = await startExposer();
     const held: Held[] = [];
     const slowHead = 'GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n';
@@ -232,6 +299,18 @@ describe('anonymous clients that never finish their handshake or head cannot tak
       });
       held.push(...(await Promise.all(opening)));
       expect(await tenantBRequests(exposer)).toEqual(allOk);
+      expect(
+        await metricSample(
+          exposer.opsUrl,
+          'kfx_exposer_connections_refused_total{limit="maxUnauthenticatedConnectionsPerSource"}',
+        ),
+      ).toBeGreaterThan(0);
+      expect(
+        await metricSample(exposer.opsUrl, 'kfx_exposer_connections_evicted_total'),
+      ).toBeGreaterThan(0);
+      expect(
+        await metricSample(exposer.opsUrl, 'kfx_exposer_unauthenticated_connections'),
+      ).toBeLessThanOrEqual(10);
     } finally {
       release(held);
     }

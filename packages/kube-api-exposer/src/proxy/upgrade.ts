@@ -1,6 +1,7 @@
 // exec, attach, port-forward and WebSocket watches: HTTP/1.1 Upgrade requests (SPDY/3.1 or
-// websocket). The request goes to the apiserver on a connection of its own; on 101 the two
-// sockets are joined byte for byte, otherwise the apiserver's refusal is passed back as it is.
+// websocket). Each takes a place under the caps of long-running requests (429 when there is
+// none). The request goes to the apiserver on a connection of its own; on 101 the two sockets
+// are joined byte for byte, otherwise the apiserver's refusal is passed back as it is.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -8,7 +9,11 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { checkPath } from '../path-allow-list.js';
 import { logAccess } from './access-log.js';
+import { hasBody } from './forward.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import { headerLines, requestHeadersFor, responseHeadersFor } from './headers.js';
+import { callerIdentity } from './identity.js';
+import type { LongRunningLimits } from './long-running.js';
 import type { ProxyMetrics } from './metrics.js';
 import { writeStatusToSocket, type ProxyStatus } from './status-response.js';
 import { upstreamFailure } from './upstream-errors.js';
@@ -21,6 +26,8 @@ export interface UpgradeDeps {
   allowedPrefixes: readonly string[];
   upgrades: boolean;
   idleTimeoutMs: number;
+  longRunning: LongRunningLimits;
+  connections: ConnectionLimits;
 }
 
 /** What one upgrade exchange has done so far; logged when the caller's socket closes. */
@@ -35,6 +42,8 @@ interface Exchange {
   answered: boolean;
   upstream: ClientRequest | undefined;
   upstreamSocket: Duplex | undefined;
+  /** Gives back the place under the caps of long-running requests. */
+  release?: (() => void) | undefined;
 }
 
 export function forwardUpgrade(
@@ -58,7 +67,11 @@ export function forwardUpgrade(
     upstream: undefined,
     upstreamSocket: undefined,
   };
+  const connection = deps.connections.of(request.socket);
+  const requestDone = deps.connections.begin(connection);
   socket.once('close', () => {
+    exchange.release?.();
+    requestDone();
     exchange.upstreamSocket?.destroy();
     exchange.upstream?.destroy();
     if (exchange.tunnelOpen) metrics.activeStreams.dec({ kind: 'upgrade' });
@@ -104,7 +117,30 @@ export function forwardUpgrade(
     });
     return;
   }
+  // No exec, attach, port-forward or WebSocket handshake has a body. One announced would hold
+  // its long-running place while the apiserver waited for it, even with a forged token.
+  if (hasBody(request)) {
+    refuse(deps, exchange, socket, method, {
+      code: 400,
+      message: `an upgrade request has no body; refused to upgrade ${path} with one`,
+    });
+    return;
+  }
+  const identity = callerIdentity(request.headers.authorization);
+  const place = deps.longRunning.tryAcquire(identity);
+  if (place.refused !== undefined) {
+    metrics.longRunningRefused.inc({ limit: place.refused.limit });
+    refuse(deps, exchange, socket, method, place.refused.status);
+    return;
+  }
+  exchange.release = place.release;
   exchange.upstream = openTunnel(deps, exchange, request, socket, head);
+  exchange.upstream.once('upgrade', () => {
+    // The apiserver accepted the credential: the tunnel counts for its identity. Tunnels are
+    // few (maxLongRunningPerIdentity), so one past maxConnectionsPerIdentity is kept.
+    if (connection !== undefined && !identity.anonymous)
+      deps.connections.authenticate(connection, identity.key, true);
+  });
 }
 
 function refuse(
