@@ -124,12 +124,18 @@ const serveFlags: CommandSpec = {
       description: 'Largest request head accepted; larger gets 431.',
     },
     {
+      name: 'handshakeTimeout',
+      flag: '--handshake-timeout <seconds>',
+      kind: 'integer',
+      default: 5,
+      description: 'Time for a client to complete its TLS handshake; slower is closed.',
+    },
+    {
       name: 'headersTimeout',
       flag: '--headers-timeout <seconds>',
       kind: 'integer',
-      default: 30,
-      description:
-        'Time for a client to complete the TLS handshake and send the request head; slower gets 408.',
+      default: 10,
+      description: 'Time for a request head to arrive; slower gets 408.',
     },
     {
       name: 'requestBodyTimeout',
@@ -145,7 +151,7 @@ const serveFlags: CommandSpec = {
       kind: 'integer',
       default: 400,
       description:
-        'Requests without a body that only read (GET, HEAD, OPTIONS) in flight at once; more get 429 with Retry-After. Watches do not count.',
+        'Requests without a body that only read (GET, HEAD, OPTIONS) in flight at once; more get 429 with Retry-After. Watches count under --max-long-running instead.',
     },
     {
       name: 'maxMutatingRequestsInflight',
@@ -162,6 +168,48 @@ const serveFlags: CommandSpec = {
       default: 500,
       description:
         'Open client connections (watches and exec sessions included); more are closed as they arrive. Bounds the memory the proxy uses.',
+    },
+    {
+      name: 'maxConnectionsPerSource',
+      flag: '--max-connections-per-source <n>',
+      kind: 'integer',
+      description:
+        'Open connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/2 of --max-connections (250).',
+    },
+    {
+      name: 'maxUnauthenticatedConnections',
+      flag: '--max-unauthenticated-connections <n>',
+      kind: 'integer',
+      description:
+        'Connections on which the apiserver has not yet accepted a credential (TLS handshakes, heads still arriving, anonymous callers); a new one closes the oldest without a request in flight. Keeps the rest of --max-connections for authenticated clients. Default: 1/5 of --max-connections (100).',
+    },
+    {
+      name: 'maxUnauthenticatedConnectionsPerSource',
+      flag: '--max-unauthenticated-connections-per-source <n>',
+      kind: 'integer',
+      description:
+        'Unauthenticated connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/25 of --max-connections (20).',
+    },
+    {
+      name: 'maxConnectionsPerIdentity',
+      flag: '--max-connections-per-identity <n>',
+      kind: 'integer',
+      description:
+        "Connections authenticated for one identity (a namespace's service accounts, a user, a token); more are closed after their first answer. Default: 1/5 of --max-connections (100).",
+    },
+    {
+      name: 'maxLongRunning',
+      flag: '--max-long-running <n>',
+      kind: 'integer',
+      description:
+        'Watches, followed logs and upgraded connections (exec, attach, port-forward) at once; more get 429 with Retry-After. Default: 3/5 of --max-connections (300).',
+    },
+    {
+      name: 'maxLongRunningPerIdentity',
+      flag: '--max-long-running-per-identity <n>',
+      kind: 'integer',
+      description:
+        "Long-running requests of one identity (a namespace's service accounts, a user, a token) at once; more get 429 with Retry-After. Default: 1/10 of --max-connections (50).",
     },
     {
       name: 'idleTimeout',
