@@ -86,6 +86,24 @@ describe('kfx expose-api flags', () => {
     expect(manifests.message).not.toMatch(/[^-]\b(renewBefore|certDuration|nodePort)\b/);
   });
 
+  it('names the cap a serve cap exceeds by its flag', async () => {
+    const error = await refusal(
+      'serve',
+      '--tls-cert',
+      'c',
+      '--tls-key',
+      'k',
+      '--max-connections',
+      '40',
+      '--max-long-running',
+      '50',
+    );
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain(
+      '--max-long-running: must be at most --max-connections (40): a higher cap could never be reached, got 50',
+    );
+  });
+
   it('refuses a non-numeric integer flag, naming it', async () => {
     const error = await refusal(
       'manifests',

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 
 /** Default of each cap as a share of `maxConnections` (with its default of 500: 300, 50, …). */
-export const CAP_SHARES = {
+const CAP_SHARES = {
   maxLongRunning: 3 / 5,
   maxLongRunningPerIdentity: 1 / 10,
   maxConnectionsPerSource: 1 / 2,
@@ -13,7 +13,7 @@ export const CAP_SHARES = {
   maxUnauthenticatedConnectionsPerSource: 1 / 25,
 } as const;
 
-export type CapName = keyof typeof CAP_SHARES;
+type CapName = keyof typeof CAP_SHARES;
 type Caps = Record<CapName, number>;
 type GivenCaps = { maxConnections: number } & Partial<Record<CapName, number | undefined>>;
 
