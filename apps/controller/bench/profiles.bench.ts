@@ -25,9 +25,9 @@ import {
   type Controller,
 } from './controller-process.ts';
 import { cpu, cpuDelta } from './cpu.ts';
+import { metricSum, profileBody, rawObjects, refOf, writeMethods } from './workload.ts';
 
 const indices = (count: number) => [...Array(count).keys()];
-import { metricSum, profileBody, rawObjects, refOf, writeMethods } from './workload.ts';
 
 const N = Number(process.env.BENCH_PROFILES ?? 500);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
