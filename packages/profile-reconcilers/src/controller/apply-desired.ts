@@ -3,10 +3,10 @@
 // the API refuses in place (an immutable field such as a RoleBinding's roleRef), or that is
 // left over from an earlier Profile of the same name, is deleted and created again. What exists
 // and is not this Profile's is taken over only inside the Profile's own namespace, and only for
-// reconcilers that allow it: elsewhere (and for copies, which are `createOnly`) an object kfx
-// has not made for this Profile (its ownerReference with the Profile's uid) is left alone, even
-// if it carries kfx's label, which anyone can write. Why a Secret was written is told by field,
-// never by value.
+// reconcilers that allow it: elsewhere (and for copies, which are `createOnly`) an object this
+// Profile does not own (an ownerReference with its uid, which the controller kfx replaces also
+// set) is left alone, even if it carries kfx's label, which anyone can write. Why a Secret was
+// written is told by field, never by value.
 import {
   applyObject,
   isAlreadyExists,
@@ -17,6 +17,7 @@ import {
   type Logger,
   messageOf,
   isNotFound,
+  getOrUndefined,
 } from '@kfx/kube-runtime';
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import { describeObject } from './describe.js';
@@ -105,19 +106,34 @@ function mayTakeOver(context: ApplyContext, profile: Profile, desired: DesiredOb
 const leftAlone = (profile: Profile, desired: DesiredObject) =>
   `${describeObject(desired.object)} already exists and kfx did not make it for Profile ${profile.metadata?.name ?? ''}: it is left alone`;
 
-/** Creates an object that must not exist yet; its fields are then applied as usual. */
+/**
+ * Creates an object that must not exist yet; its fields are then applied as usual. One that
+ * exists is taken over only when this Profile owns it (a controller made it for the Profile,
+ * such as the controller kfx replaces); anyone else's is left alone.
+ */
 async function createOnly(
   context: ApplyContext,
   profile: Profile,
   desired: DesiredObject,
 ): Promise<void> {
+  const { ref } = desired.kind;
   try {
-    await context.client.create(desired.kind.ref, desired.object, {
+    await context.client.create(ref, desired.object, {
       fieldManager: context.fieldManager,
       signal: context.signal,
     });
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
+    const existing = await getOrUndefined(
+      context.client,
+      ref,
+      desired.object.metadata?.name ?? '',
+      {
+        namespace: ref.namespaced ? desired.object.metadata?.namespace : undefined,
+        signal: context.signal,
+      },
+    );
+    if (existing && ownedByThis(existing, profile)) return;
     throw new Error(leftAlone(profile, desired), { cause: error });
   }
 }
