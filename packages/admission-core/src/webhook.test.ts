@@ -68,6 +68,18 @@ describe('createAdmissionServer options', () => {
     ],
     ['a negative port', { port: -1 }, 'port must be an integer ≥ 0, got -1'],
     ['a zero body limit', { maxBodyBytes: 0 }, 'maxBodyBytes must be an integer ≥ 1'],
+    ['a zero patch limit', { maxPatchBytes: 0 }, 'maxPatchBytes must be an integer ≥ 1'],
+    ['a fractional deadline', { answerTimeoutMs: 0.5 }, 'answerTimeoutMs must be an integer ≥ 1'],
+    [
+      'a connection share below the largest body',
+      { maxConnectionBytes: 1024 * 1024 },
+      'maxConnectionBytes (1048576) must be at least maxBodyBytes (3145728)',
+    ],
+    [
+      'an address share below the largest answer',
+      { maxBodyBytes: 1024, maxAddressBytes: 1024 * 1024, maxPatchBytes: 1024 * 1024 },
+      'maxAddressBytes (1048576) must be at least twice maxPatchBytes (1048576)',
+    ],
   ];
 
   it.each(mistakes)('refuses %s when created, not when serving', (_what, change, message) => {

@@ -1,6 +1,6 @@
 // Minimal HTTPS clients for tests and benchmarks, over HTTP/1.1 and HTTP/2, that report what the
 // server answered (status, headers, body, the certificate it presented) instead of throwing.
-import { connect, type ClientHttp2Session } from 'node:http2';
+import { connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { request, type Agent } from 'node:https';
 import { TLSSocket } from 'node:tls';
 
@@ -90,9 +90,14 @@ export function postH1(
   });
 }
 
-export function h2Session(port: number, ca: string): Promise<ClientHttp2Session> {
+/** `localAddress`: where the connection comes from, e.g. another loopback address (127.0.0.2). */
+export function h2Session(
+  port: number,
+  ca: string,
+  options: { localAddress?: string } = {},
+): Promise<ClientHttp2Session> {
   return new Promise((resolve, reject) => {
-    const session = connect(`https://127.0.0.1:${port}`, { ca });
+    const session = connect(`https://127.0.0.1:${port}`, { ca, ...options });
     session.once('connect', () => {
       session.off('error', reject);
       resolve(session);
@@ -127,5 +132,32 @@ export function postH2(
     });
     stream.on('error', reject);
     stream.end(body);
+  });
+}
+
+/**
+ * Sends a POST on `session` and never reads the answer: the stream is paused, so HTTP/2 flow
+ * control stops the server once the session's receive window (64 KiB) is full, and the rest of
+ * every answer on the session waits in the server. What a client that wants to hold a server's
+ * memory does. Resolves with the stream once the request is sent; closing the session ends it.
+ */
+export function postH2Unread(
+  session: ClientHttp2Session,
+  path: string,
+  body: string | Buffer,
+): Promise<ClientHttp2Stream> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/json',
+    });
+    stream.pause();
+    stream.once('error', reject);
+    stream.end(body, () => {
+      stream.off('error', reject);
+      stream.on('error', () => undefined); // the server may reset it: that is the point
+      resolve(stream);
+    });
   });
 }

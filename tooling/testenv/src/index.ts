@@ -87,4 +87,11 @@ export {
   type WebhookTls,
 } from './webhooks.js';
 export { parseYamlDocuments, type YamlDocumentsOptions } from './yaml-documents.js';
-export { h2Session, postH1, postH2, type Answer, type H1Options } from './https-client.js';
+export {
+  h2Session,
+  postH1,
+  postH2,
+  postH2Unread,
+  type Answer,
+  type H1Options,
+} from './https-client.js';

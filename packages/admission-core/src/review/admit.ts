@@ -12,7 +12,7 @@ import {
 } from './handler-call.js';
 import { objectRef } from './object-ref.js';
 import { diffJson } from './json-diff.js';
-import { patchText, verifyPatch } from './patch.js';
+import { patchText, patchTooLarge, PatchTooLargeError, verifyPatch } from './patch.js';
 import type { Webhook } from '../webhook.js';
 
 export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed-closed';
@@ -20,8 +20,11 @@ export type Outcome = 'allowed' | 'patched' | 'denied' | 'failed-open' | 'failed
 export interface Decision {
   response: AdmissionResponse;
   outcome: Outcome;
-  /** Set when the handler failed; the response then follows the webhook's failure mode. */
-  failure?: { reason: HandlerFailureReason; message: string };
+  /**
+   * Set when the handler failed (the response then follows the webhook's failure mode), or when
+   * its patch was over maxPatchBytes (`patch-too-large`: the object is refused, whatever the mode).
+   */
+  failure?: { reason: HandlerFailureReason | 'patch-too-large'; message: string };
   patchOperations: number;
   /** Size of the patch JSON before base64, 0 without a patch. */
   patchBytes: number;
@@ -32,6 +35,8 @@ export interface AdmitOptions {
   handlerTimeoutMs: number;
   /** Apply the patch to `request.object` and compare with the handler's object. */
   checkPatch: boolean;
+  /** Largest patch sent, in bytes of JSON before base64; a larger one refuses the object. */
+  maxPatchBytes: number;
   /** Awaited between the steps of a large review, so that other requests get their turn. */
   pause?: (() => Promise<void>) | undefined;
 }
@@ -66,6 +71,25 @@ function fail(webhook: Webhook, request: AdmissionRequest<object>, error: unknow
     ...base,
     outcome: 'failed-open',
     response: { uid: request.uid, allowed: true, warnings: [warning] },
+  };
+}
+
+/**
+ * A patch over maxPatchBytes refuses the object whatever the failure mode: admitting it unchanged
+ * is what a tenant who made a Pod that large would want (a Pod without its proxy settings), and
+ * the apiserver could hardly store the result anyway (etcd keeps objects under 1.5 MiB). 413: the
+ * object is too large for its mutation; the apiserver shows the message to its creator.
+ */
+function refuseLarge(webhook: Webhook, request: AdmissionRequest<object>, error: Error): Decision {
+  const message =
+    `webhook ${webhook.name} refused ${objectRef(request)} (${request.operation}): ` +
+    `${error.message}, and the object is not admitted without its change`;
+  return {
+    outcome: 'denied',
+    response: { uid: request.uid, allowed: false, status: { code: 413, message } },
+    failure: { reason: 'patch-too-large', message },
+    patchOperations: 0,
+    patchBytes: 0,
   };
 }
 
@@ -106,30 +130,32 @@ export async function admit(
       };
     }
     let operations;
+    let text: string;
+    let bytes: number;
+    const mutated = result.object ?? copy.object;
     try {
-      const mutated = result.object ?? copy.object;
       if (options.pause) await options.pause();
       operations = diffJson(request.object, mutated);
-      if (operations.length > 0 && options.checkPatch) {
+      if (operations.length === 0) {
+        return {
+          ...none,
+          outcome: 'allowed',
+          response: withWarnings({ uid, allowed: true }, result.warnings),
+        };
+      }
+      if (options.pause) await options.pause();
+      // Written and measured before the patch check: one past the limit is refused without it.
+      const limit = options.maxPatchBytes;
+      text = patchText(operations, limit);
+      bytes = Buffer.byteLength(text);
+      if (bytes > limit) throw patchTooLarge(operations.length, limit);
+      if (options.checkPatch) {
         if (options.pause) await options.pause();
         // The check is done on the parsed original, which ends up patched (saves a copy).
         verifyPatch(request.object, operations, mutated);
       }
     } catch (error) {
-      throw new HandlerFailure('invalid-patch', handlerMessage(error));
-    }
-    if (operations.length === 0) {
-      return {
-        ...none,
-        outcome: 'allowed',
-        response: withWarnings({ uid, allowed: true }, result.warnings),
-      };
-    }
-    if (options.pause) await options.pause();
-    let text: string;
-    try {
-      text = patchText(operations);
-    } catch (error) {
+      if (error instanceof PatchTooLargeError) return refuseLarge(webhook, request, error);
       throw new HandlerFailure('invalid-patch', handlerMessage(error));
     }
     const response: AdmissionResponse = {
@@ -142,7 +168,7 @@ export async function admit(
       outcome: 'patched',
       response: withWarnings(response, result.warnings),
       patchOperations: operations.length,
-      patchBytes: Buffer.byteLength(text),
+      patchBytes: bytes,
     };
   } catch (error) {
     return fail(webhook, request, error);

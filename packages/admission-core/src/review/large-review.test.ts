@@ -61,7 +61,16 @@ function patchLength(answer: Answer): number {
 let t: TestServer;
 
 beforeAll(async () => {
-  t = await startTestServer({ webhooks: [proxy] });
+  // The patch of this Pod is 6 MB, past the default maxPatchBytes: bounds that let it through,
+  // since this test is about the time a large review takes, not about its size.
+  const mib = 1024 * 1024;
+  t = await startTestServer({
+    webhooks: [proxy],
+    maxPatchBytes: 8 * mib,
+    maxConnectionBytes: 32 * mib,
+    maxAddressBytes: 32 * mib,
+    maxInFlightBytes: 32 * mib,
+  });
 });
 
 afterAll(async () => {

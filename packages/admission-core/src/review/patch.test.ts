@@ -2,7 +2,14 @@ import { notebookPod } from '@kfx/testenv/bench';
 import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
-import { buildPatch, encodePatch, InvalidPatchError } from './patch.js';
+import {
+  buildPatch,
+  encodePatch,
+  InvalidPatchError,
+  patchText,
+  PatchTooLargeError,
+  type PatchOperation,
+} from './patch.js';
 
 function apply(original: object, operations: ReturnType<typeof buildPatch>): unknown {
   return jsonPatch.applyPatch(structuredClone(original), operations, true, false).newDocument;
@@ -132,6 +139,27 @@ describe('encodePatch', () => {
     const operations = [{ op: 'add' as const, path: '/a', value: 1 }];
     expect(JSON.parse(Buffer.from(encodePatch(operations), 'base64').toString())).toEqual(
       operations,
+    );
+  });
+});
+
+describe('patchText', () => {
+  const operations: PatchOperation[] = Array.from({ length: 2000 }, (_, i) => ({
+    op: 'add',
+    path: `/spec/containers/${i}/env`,
+    value: [{ name: 'HTTP_PROXY', value: 'http://proxy:3128' }],
+  }));
+
+  it('writes a long patch in pieces as JSON.stringify writes it whole', () => {
+    expect(patchText(operations, 1024 * 1024)).toBe(JSON.stringify(operations));
+  });
+
+  it('stops writing a patch once it passes maxBytes', () => {
+    const whole = JSON.stringify(operations).length;
+    expect(() => patchText(operations, Math.floor(whole / 4))).toThrow(
+      new PatchTooLargeError(
+        `its patch of 2000 operations is over ${Math.floor(whole / 4)} bytes (maxPatchBytes)`,
+      ),
     );
   });
 });

@@ -10,6 +10,7 @@ import {
 import { admit, type Decision } from './admit.js';
 import { cloneJson } from './json-values.js';
 import { LARGE_REVIEW_BYTES, largeReviewTurn, yieldToOthers } from './large-reviews.js';
+import { DEFAULT_MAX_PATCH_BYTES } from './patch.js';
 import { parseAdmissionReview } from './parse-review.js';
 import type { Webhook } from '../webhook.js';
 
@@ -27,6 +28,11 @@ export interface ReviewOptions {
    * object before answering (a mismatch fails the handler: `invalid-patch`). Default true.
    */
   checkPatch?: boolean;
+  /**
+   * Largest patch answered, in bytes of JSON before base64; a larger one refuses the object
+   * (413, whatever the failure mode). Default 1 MiB.
+   */
+  maxPatchBytes?: number;
 }
 
 export interface Review {
@@ -99,6 +105,7 @@ async function review(
     log: options.logger ?? (silent ??= pino({ level: 'silent' })),
     handlerTimeoutMs: options.handlerTimeoutMs ?? 3000,
     checkPatch: options.checkPatch ?? true,
+    maxPatchBytes: options.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES,
     pause,
   });
   return { request, review: toReviewResponse(decision), decision };

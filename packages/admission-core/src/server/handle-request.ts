@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Outcome } from '../review/admit.js';
 import { BadRequestError } from '../review/bad-request.js';
+import type { AnswerDeadlines } from './answer-deadline.js';
 import { sendJson, sendStatus, send, type AnyRequest, type AnyResponse } from './http-answers.js';
 import type { InFlight, InFlightTicket } from './in-flight.js';
 import type { JsonLimits } from '../review/json-shape.js';
@@ -18,14 +19,22 @@ export interface RequestHandlerOptions {
   limits: BodyLimits;
   jsonLimits: JsonLimits;
   inFlight: InFlight;
+  /** Cuts answers their client has not taken in time. */
+  deadlines: AnswerDeadlines;
   handlerTimeoutMs: number;
   checkPatches: boolean;
+  maxPatchBytes: number;
   /** Not ready while starting, while shutting down, or while a webhook says so. */
   readiness(): { ok: boolean; reasons: string[] };
   draining(): boolean;
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+/** What stands for the request's connection: its HTTP/2 session, or its HTTP/1.1 socket. */
+function connectionOf(request: AnyRequest): object {
+  return ('stream' in request ? request.stream.session : undefined) ?? request.socket;
+}
 
 // Refusals after the whole body was read: the HTTP/1.1 connection can serve the next request.
 const BODY_READ = new Set([
@@ -36,7 +45,7 @@ const BODY_READ = new Set([
 ]);
 
 export function createRequestHandler(options: RequestHandlerOptions) {
-  const { metrics, log, limits, jsonLimits, inFlight, handlerTimeoutMs, checkPatches } = options;
+  const { metrics, log, limits, jsonLimits, inFlight, deadlines, handlerTimeoutMs } = options;
   const routes = new Map(options.webhooks.map((w) => [w.path, w]));
   const served = [...routes.keys()].join(', ');
 
@@ -66,7 +75,11 @@ export function createRequestHandler(options: RequestHandlerOptions) {
     const started = performance.now();
     let ticket: InFlightTicket | undefined;
     try {
-      ticket = inFlight.enter();
+      const current = inFlight.enter(
+        connectionOf(request),
+        request.socket.remoteAddress ?? 'unknown',
+      );
+      ticket = current;
       const type = request.headers['content-type'];
       if (type !== undefined && !JSON_TYPE.test(type)) {
         throw new BadRequestError(
@@ -86,18 +99,21 @@ export function createRequestHandler(options: RequestHandlerOptions) {
         {
           logger: log,
           handlerTimeoutMs,
-          checkPatch: checkPatches,
+          checkPatch: options.checkPatches,
+          maxPatchBytes: options.maxPatchBytes,
           maxJsonDepth: jsonLimits.maxDepth,
           maxJsonValues: jsonLimits.maxValues,
         },
         () => {
-          inFlight.checkRoom();
+          current.checkRoom();
         },
       );
       const text = JSON.stringify(review);
-      // Until the client has taken it, the answer is held here (a patch can be megabytes).
-      ticket.hold(text.length);
-      const sent = ticket;
+      // Until the client has taken it, the answer is held here (a patch can be a MiB): it takes
+      // the body's place in the bounds, or is refused when its client holds too much already.
+      const refused = current.answer(text.length);
+      if (refused) throw refused;
+      const sent = current;
       ticket = undefined;
       const release = () => {
         sent.release();
@@ -105,7 +121,13 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       // 'close' comes once the answer is handed to the OS, or when the client goes away.
       response.once('close', release);
       sendJson(request, response, text, options.draining());
-      if (response.destroyed) release(); // the client left before: 'close' has come and gone
+      if (response.destroyed) {
+        release(); // the client left before: 'close' has come and gone
+      } else {
+        deadlines.watch(response, () => {
+          cut(webhook, admitted.uid, text.length);
+        });
+      }
       const seconds = (performance.now() - started) / 1000;
       record(webhook, admitted.operation, decision.outcome, seconds, decision.patchBytes);
       const entry = {
@@ -140,6 +162,15 @@ export function createRequestHandler(options: RequestHandlerOptions) {
     } finally {
       ticket?.release();
     }
+  }
+
+  function cut(webhook: Webhook, uid: string, bytes: number) {
+    metrics.errors.inc({ webhook: webhook.name, reason: 'answer-timeout' });
+    log.warn(
+      { webhook: webhook.name, uid, reason: 'answer-timeout', bytes },
+      `the client did not take the ${bytes}-byte answer within the answer deadline ` +
+        '(answerTimeoutMs): cut',
+    );
   }
 
   function record(

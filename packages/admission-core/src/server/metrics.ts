@@ -9,6 +9,14 @@ export interface AdmissionMetrics {
   errors: Counter<'webhook' | 'reason'>;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
+  inFlightRequests: Gauge;
+  inFlightBytes: Gauge;
+}
+
+/** What the in-flight gauges read when scraped (the server's bounds on work and memory). */
+export interface InFlightState {
+  readonly requests: number;
+  readonly bytes: number;
 }
 
 export const METRIC_NAMES = {
@@ -18,9 +26,15 @@ export const METRIC_NAMES = {
   errors: 'kfx_admission_errors_total',
   tlsReloads: 'kfx_admission_tls_reloads_total',
   certificateExpiry: 'kfx_admission_tls_certificate_expiry_timestamp_seconds',
+  inFlightRequests: 'kfx_admission_in_flight_requests',
+  inFlightBytes: 'kfx_admission_in_flight_bytes',
 } as const;
 
-export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
+/** `inFlight`: read by the in-flight gauges at each scrape (0 without it). */
+export function createAdmissionMetrics(
+  registry: Registry,
+  inFlight?: InFlightState,
+): AdmissionMetrics {
   const registers = [registry];
   return {
     requests: new Counter({
@@ -45,7 +59,7 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     }),
     errors: new Counter({
       name: METRIC_NAMES.errors,
-      help: 'Failed admissions by webhook and reason: a bad request (invalid-json, invalid-review, body-too-large, body-timeout, ...) or a handler failure (handler-error, handler-timeout, invalid-result, invalid-patch).',
+      help: 'Failed admissions by webhook and reason: a bad request (invalid-json, invalid-review, body-too-large, body-timeout, too-many-requests, ...), a handler failure (handler-error, handler-timeout, invalid-result, invalid-patch), a patch over maxPatchBytes (patch-too-large) or an answer its client did not take in time (answer-timeout).',
       labelNames: ['webhook', 'reason'],
       registers,
     }),
@@ -59,6 +73,22 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
       name: METRIC_NAMES.certificateExpiry,
       help: 'When the serving certificate in use expires (notAfter), as a Unix timestamp.',
       registers,
+    }),
+    inFlightRequests: new Gauge({
+      name: METRIC_NAMES.inFlightRequests,
+      help: 'Admissions in progress (reading the body, waiting or running), against maxInFlight.',
+      registers,
+      collect() {
+        this.set(inFlight?.requests ?? 0);
+      },
+    }),
+    inFlightBytes: new Gauge({
+      name: METRIC_NAMES.inFlightBytes,
+      help: 'Bytes of request bodies in progress and of answers their clients have not read yet, against maxInFlightBytes.',
+      registers,
+      collect() {
+        this.set(inFlight?.bytes ?? 0);
+      },
     }),
   };
 }

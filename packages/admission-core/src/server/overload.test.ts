@@ -79,6 +79,7 @@ describe('a burst beyond the server bounds', () => {
       webhooks: [holder],
       maxBodyBytes: 64 * kib,
       maxInFlightBytes: 128 * kib,
+      maxPatchBytes: 32 * kib,
       handlerTimeoutMs: 60_000,
     });
     const session = await h2Session(t.port, t.certs.caCert);
@@ -90,7 +91,7 @@ describe('a burst beyond the server bounds', () => {
     const refused = await postH2(session, '/mutate/holder', big('c', false));
     expect(refused.status).toBe(429);
     expect(messageOf(refused)).toMatch(
-      /^\/mutate\/holder: the webhook is busy: a \d+-byte body would take the bodies in progress past 131072 bytes \(maxInFlightBytes\); retry$/,
+      /^\/mutate\/holder: the webhook is busy: a \d+-byte body would take the bytes held for all clients past 131072 \(maxInFlightBytes\); retry$/,
     );
     // A small review still fits beside the two held ones.
     expect((await postH2(session, '/mutate/holder', review('small'))).status).toBe(200);

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { DEFAULT_JSON_LIMITS, MAX_JSON_DEPTH_LIMIT } from '../review/json-shape.js';
+import { DEFAULT_MAX_PATCH_BYTES } from '../review/patch.js';
 import type { TlsFiles, TlsPair } from './serving-tls.js';
 import type { Webhook } from '../webhook.js';
 
@@ -37,10 +38,35 @@ export interface AdmissionServerOptions {
    */
   maxInFlight?: number;
   /**
-   * Bytes of request bodies the admissions in progress may hold together; a body that would go
-   * past it is answered 429. At least maxBodyBytes. Default 16 MiB; Infinity: no bound.
+   * Bytes of request bodies in progress and of answers their clients have not read yet, held
+   * together; a body or an answer that would go past it is answered 429. At least maxBodyBytes
+   * and twice maxPatchBytes. Default 16 MiB; Infinity: no bound.
    */
   maxInFlightBytes?: number;
+  /**
+   * The same bytes for one connection (an HTTP/1.1 socket or an HTTP/2 session), so that one
+   * client cannot take them all. At least maxBodyBytes and twice maxPatchBytes. Default 4 MiB;
+   * Infinity: no bound.
+   */
+  maxConnectionBytes?: number;
+  /**
+   * The same bytes for all connections from one remote address together (one client opening
+   * many connections), so that the apiserver keeps the rest. At least maxBodyBytes and twice
+   * maxPatchBytes. Default 8 MiB; Infinity: no bound.
+   */
+  maxAddressBytes?: number;
+  /**
+   * Largest patch answered, in bytes of JSON before base64 (an answer is about 4/3 of it). A
+   * larger patch refuses its object (413, naming the limit) whatever the failure mode: it is not
+   * admitted without its change. Default 1 MiB; Infinity: no bound.
+   */
+  maxPatchBytes?: number;
+  /**
+   * Time a client has to take an answer once it is written; an answer still unread then is cut
+   * (HTTP/2 stream reset, HTTP/1.1 connection closed) and its bytes given back. Default 10000 ms;
+   * Infinity: no deadline.
+   */
+  answerTimeoutMs?: number;
   /** Open connections (HTTP/1.1 and HTTP/2 together); more are closed at once. Default 256. */
   maxConnections?: number;
   /** Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100. */
@@ -90,6 +116,26 @@ function checkBound(name: string, value: number, min: number): void {
   if (value !== Infinity) checkNumber(name, value, min);
 }
 
+/** A byte bound must hold the largest body, and the largest answer (a patch in base64). */
+function checkRoom(
+  name: 'maxInFlightBytes' | 'maxConnectionBytes' | 'maxAddressBytes',
+  resolved: ResolvedOptions,
+): void {
+  const value = resolved[name];
+  if (value < resolved.maxBodyBytes) {
+    throw new TypeError(
+      `createAdmissionServer: ${name} (${value}) must be at least maxBodyBytes ` +
+        `(${resolved.maxBodyBytes}), or a body of the largest size is never admitted`,
+    );
+  }
+  if (value < 2 * resolved.maxPatchBytes) {
+    throw new TypeError(
+      `createAdmissionServer: ${name} (${value}) must be at least twice maxPatchBytes ` +
+        `(${resolved.maxPatchBytes}), or an answer with the largest patch is never sent`,
+    );
+  }
+}
+
 export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions {
   const resolved: ResolvedOptions = {
     port: 8443,
@@ -99,6 +145,10 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     maxJsonValues: DEFAULT_JSON_LIMITS.maxValues,
     maxInFlight: 128,
     maxInFlightBytes: 16 * 1024 * 1024,
+    maxConnectionBytes: 4 * 1024 * 1024,
+    maxAddressBytes: 8 * 1024 * 1024,
+    maxPatchBytes: DEFAULT_MAX_PATCH_BYTES,
+    answerTimeoutMs: 10_000,
     maxConnections: 256,
     maxConcurrentStreams: 100,
     bodyTimeoutMs: 10_000,
@@ -147,17 +197,16 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkNumber('maxJsonDepth', resolved.maxJsonDepth, 3, MAX_JSON_DEPTH_LIMIT);
   checkBound('maxJsonValues', resolved.maxJsonValues, 1);
   checkBound('maxInFlight', resolved.maxInFlight, 1);
-  checkBound('maxInFlightBytes', resolved.maxInFlightBytes, 1);
-  if (resolved.maxInFlightBytes < resolved.maxBodyBytes) {
-    throw new TypeError(
-      `createAdmissionServer: maxInFlightBytes (${resolved.maxInFlightBytes}) must be at least ` +
-        `maxBodyBytes (${resolved.maxBodyBytes}), or a body of the largest size is never admitted`,
-    );
+  checkBound('maxPatchBytes', resolved.maxPatchBytes, 1);
+  for (const name of ['maxInFlightBytes', 'maxConnectionBytes', 'maxAddressBytes'] as const) {
+    checkBound(name, resolved[name], 1);
+    checkRoom(name, resolved);
   }
   checkBound('maxConnections', resolved.maxConnections, 1);
   checkBound('maxConcurrentStreams', resolved.maxConcurrentStreams, 1);
   checkNumber('bodyTimeoutMs', resolved.bodyTimeoutMs, 1);
   checkNumber('handlerTimeoutMs', resolved.handlerTimeoutMs, 1);
+  checkBound('answerTimeoutMs', resolved.answerTimeoutMs, 1);
   checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkNumber('tlsPollIntervalMs', resolved.tlsPollIntervalMs, 1);
   if (typeof resolved.checkPatches !== 'boolean') {

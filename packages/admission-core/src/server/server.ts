@@ -5,6 +5,7 @@ import type { Http2SecureServer } from 'node:http2';
 import { startOpsServer, type OpsServer } from '@kfx/kube-runtime/serving';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { answerDeadlines } from './answer-deadline.js';
 import { trackConnections, type ConnectionDrain } from './connection-drain.js';
 import { createRequestHandler } from './handle-request.js';
 import { createHttpsServer, listenError, listenOn } from './https-server.js';
@@ -35,7 +36,14 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
   const config = resolveOptions(options);
   const log = config.logger ?? pino({ name: 'kfx-admission' });
   const registry = config.registry ?? processRegistry();
-  const metrics = createAdmissionMetrics(registry);
+  const inFlight = createInFlight({
+    maxRequests: config.maxInFlight,
+    maxBytes: config.maxInFlightBytes,
+    maxConnectionBytes: config.maxConnectionBytes,
+    maxAddressBytes: config.maxAddressBytes,
+  });
+  const metrics = createAdmissionMetrics(registry, inFlight);
+  const deadlines = answerDeadlines(config.answerTimeoutMs);
   let state: 'new' | 'starting' | 'ready' | 'shutting down' | 'closed' = 'new';
   let server: Http2SecureServer | undefined;
   let drain: ConnectionDrain | undefined;
@@ -48,12 +56,11 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     log,
     limits: { maxBytes: config.maxBodyBytes, timeoutMs: config.bodyTimeoutMs },
     jsonLimits: { maxDepth: config.maxJsonDepth, maxValues: config.maxJsonValues },
-    inFlight: createInFlight({
-      maxRequests: config.maxInFlight,
-      maxBytes: config.maxInFlightBytes,
-    }),
+    inFlight,
+    deadlines,
     handlerTimeoutMs: config.handlerTimeoutMs,
     checkPatches: config.checkPatches,
+    maxPatchBytes: config.maxPatchBytes,
     readiness,
     draining: () => drain?.draining ?? false,
   });
@@ -127,6 +134,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     watcher?.close();
     const { forced } = (await drain?.close(config.shutdownTimeoutMs)) ?? { forced: 0 };
     if (forced > 0) log.warn({ forced }, 'cut connections still open after shutdownTimeoutMs');
+    deadlines.close();
     await metricsServer?.close();
     await lifecycle.stop();
     state = 'closed';
