@@ -84,6 +84,16 @@ describe('parseConfig', () => {
     ],
     ['a misspelt limit', { tls, limits: { maxInflight: 10 } }, 'limits.maxInflight: unknown key'],
     [
+      'a patch limit that is not a count',
+      { tls, limits: { maxPatchBytes: '1Mi' } },
+      'limits.maxPatchBytes: expected a whole number',
+    ],
+    [
+      'a negative answer deadline',
+      { tls, limits: { answerTimeoutMs: -1 } },
+      'limits.answerTimeoutMs: expected a number above 0',
+    ],
+    [
       'a rule with an unknown access mode',
       { tls, pvcRewriter: { rules: [{ accessModes: ['RWX'], storageClassName: 'nfs' }] } },
       'pvcRewriter.rules[0].accessModes[0]: expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod',
@@ -91,8 +101,12 @@ describe('parseConfig', () => {
   ];
 
   it('passes only the limits given, for the server to default the rest', () => {
-    const config = parseConfig({ tls, limits: { maxInFlight: 64, maxJsonDepth: 50 } }, HANDLERS);
-    expect(config.limits).toEqual({ maxInFlight: 64, maxJsonDepth: 50 });
+    const limits = { maxInFlight: 64, maxJsonDepth: 50, maxConnectionBytes: 8 << 20 };
+    const config = parseConfig(
+      { tls, limits: { ...limits, maxAddressBytes: undefined } },
+      HANDLERS,
+    );
+    expect(config.limits).toEqual(limits);
   });
 
   it.each(mistakes)('refuses %s, naming the key', (_what, document, message) => {

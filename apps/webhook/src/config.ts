@@ -28,13 +28,17 @@ const count = z
 
 /**
  * Bounds on the work and memory of the admission server (see @kfx/admission-core); an absent key
- * keeps the library's default, sized for the chart's 256Mi memory limit.
+ * keeps the library's default, sized for the chart's 384Mi memory limit.
  */
 const limitsShape = z.strictObject(
   {
     maxBodyBytes: count.optional(),
     maxInFlight: count.optional(),
     maxInFlightBytes: count.optional(),
+    maxConnectionBytes: count.optional(),
+    maxAddressBytes: count.optional(),
+    maxPatchBytes: count.optional(),
+    answerTimeoutMs: count.optional(),
     maxConnections: count.optional(),
     maxConcurrentStreams: count.optional(),
     maxJsonDepth: count.optional(),
