@@ -2,10 +2,11 @@
 // either), with the deadlines that keep slow or idle clients from holding connections.
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { messageOf } from '@kfx/kube-runtime/serving';
 import type { AnyRequest, AnyResponse } from './http-answers.js';
-import { TLS_SETTINGS, type TlsPair } from './serving-tls.js';
+import { TLS_SETTINGS, type ServingContext } from './serving-tls.js';
 
 export interface HttpsServerOptions {
   bodyTimeoutMs: number;
@@ -17,14 +18,14 @@ export interface HttpsServerOptions {
 }
 
 export function createHttpsServer(
-  pair: TlsPair,
+  context: ServingContext,
   handler: (request: AnyRequest, response: AnyResponse) => void,
   options: HttpsServerOptions,
 ): Http2SecureServer {
   const { bodyTimeoutMs, log, maxConnections, maxConcurrentStreams } = options;
   const server = createSecureServer({
     ...TLS_SETTINGS,
-    ...pair,
+    ...context,
     allowHTTP1: true,
     handshakeTimeout: 10_000,
     ...(maxConcurrentStreams === Infinity ? {} : { settings: { maxConcurrentStreams } }),
@@ -40,8 +41,10 @@ export function createHttpsServer(
   });
   server.setTimeout(120_000); // idle connections
   server.on('request', handler);
-  server.on('tlsClientError', (error) => {
-    log.debug({ err: error }, 'TLS handshake failed');
+  server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
+    // With a client CA, a client without a certificate it signed ends here: worth a warning.
+    const level = context.requestCert ? 'warn' : 'debug';
+    log[level]({ err: error, remoteAddress: socket.remoteAddress }, 'TLS handshake failed');
   });
   server.on('sessionError', (error) => {
     log.debug({ err: error }, 'HTTP/2 session error');

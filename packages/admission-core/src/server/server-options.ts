@@ -9,7 +9,10 @@ import type { Webhook } from '../webhook.js';
 
 export interface AdmissionServerOptions {
   webhooks: readonly Webhook[];
-  /** Certificate and key files (watched and reloaded when they change) or PEM strings. */
+  /**
+   * Certificate and key files (watched and reloaded when they change) or PEM strings; with
+   * `clientCaFile` (or `clientCa`), only clients with a certificate that CA signed are served.
+   */
   tls: TlsFiles | TlsPair;
   /** HTTPS port. Default 8443; 0 picks a free port (see `start()`'s answer). */
   port?: number;
@@ -189,6 +192,13 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   if (files === pems) {
     throw new TypeError(
       'createAdmissionServer: tls must be { certFile, keyFile } or { cert, key }',
+    );
+  }
+  const clientCa =
+    'clientCaFile' in tls ? tls.clientCaFile : 'clientCa' in tls ? tls.clientCa : undefined;
+  if (clientCa !== undefined && (typeof clientCa !== 'string' || clientCa === '')) {
+    throw new TypeError(
+      `createAdmissionServer: tls.${files ? 'clientCaFile' : 'clientCa'} must be a non-empty string`,
     );
   }
   checkNumber('port', resolved.port, 0);

@@ -91,7 +91,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     const tlsOptions = { metrics, log, pollIntervalMs: config.tlsPollIntervalMs };
     const tls = await loadServingTls(config.tls, tlsOptions);
     await lifecycle.start();
-    const secure = createHttpsServer(tls.pair, handler, {
+    const secure = createHttpsServer(tls.context, handler, {
       bodyTimeoutMs: config.bodyTimeoutMs,
       log,
       maxConnections: config.maxConnections,

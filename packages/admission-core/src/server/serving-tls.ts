@@ -5,20 +5,33 @@
 import type { X509Certificate } from 'node:crypto';
 import type { SecureContextOptions } from 'node:tls';
 import {
+  checkCaBundle,
   checkTlsPair,
   loadTlsFiles,
   watchTlsFiles,
-  type TlsFiles as WatchedFiles,
-  type TlsPair,
+  type TlsPair as RuntimePair,
   type TlsWatcher,
 } from '@kfx/kube-runtime/serving';
 import type { Logger } from 'pino';
 import type { AdmissionMetrics } from './metrics.js';
 
-export type { TlsPair, TlsWatcher };
+export type { TlsWatcher };
 
-/** The serving certificate and key files (a cert-manager Secret's tls.crt and tls.key). */
-export type TlsFiles = Omit<WatchedFiles, 'caFile'>;
+/**
+ * The serving certificate and key files (a cert-manager Secret's tls.crt and tls.key), and, to
+ * serve only clients with a certificate (the apiserver's, see AdmissionConfiguration), the file
+ * of the CA that signs theirs. All three are watched and reloaded.
+ */
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  clientCaFile?: string | undefined;
+}
+
+/** The same as PEM strings. */
+export interface TlsPair extends RuntimePair {
+  clientCa?: string | undefined;
+}
 
 /** TLS 1.2 is the floor; Node's defaults choose the ciphers. */
 export const TLS_SETTINGS: SecureContextOptions = { minVersion: 'TLSv1.2' };
@@ -35,9 +48,25 @@ function report(certificate: X509Certificate, options: ServingTlsOptions, why: s
   options.log.info({ subject, validTo, serial }, why);
 }
 
+/** What the server is created with: the pair, and the client CA when clients must show one. */
+export interface ServingContext {
+  cert: string;
+  key: string;
+  ca?: string;
+  /** With a client CA: the handshake of a client without a certificate it signed fails. */
+  requestCert?: boolean;
+  rejectUnauthorized?: boolean;
+}
+
+function context(cert: string, key: string, ca: string | undefined): ServingContext {
+  return ca === undefined
+    ? { cert, key }
+    : { cert, key, ca, requestCert: true, rejectUnauthorized: true };
+}
+
 export interface ServingTls {
-  pair: TlsPair;
-  /** Watches the files (nothing to watch for PEM strings) and installs each new, valid pair. */
+  context: ServingContext;
+  /** Watches the files (nothing to watch for PEM strings) and installs each new, valid set. */
   watch(install: (context: SecureContextOptions) => void): TlsWatcher | undefined;
 }
 
@@ -47,21 +76,22 @@ export async function loadServingTls(
   options: ServingTlsOptions,
 ): Promise<ServingTls> {
   if (!('certFile' in tls)) {
-    const pair = { cert: tls.cert, key: tls.key };
-    report(checkTlsPair(pair, 'the tls option'), options, 'serving certificate loaded');
-    return { pair, watch: () => undefined };
+    report(checkTlsPair(tls, 'the tls option'), options, 'serving certificate loaded');
+    if (tls.clientCa !== undefined) checkCaBundle(tls.clientCa, 'the tls.clientCa option');
+    return { context: context(tls.cert, tls.key, tls.clientCa), watch: () => undefined };
   }
-  const files = { certFile: tls.certFile, keyFile: tls.keyFile };
+  const files = { certFile: tls.certFile, keyFile: tls.keyFile, caFile: tls.clientCaFile };
   const loaded = await loadTlsFiles(files);
   report(loaded.certificate, options, 'serving certificate loaded');
+  if (loaded.ca !== undefined) options.log.info({ clientCaFile: files.caFile }, 'client CA loaded');
   const { metrics, log } = options;
   return {
-    pair: { cert: loaded.cert, key: loaded.key },
+    context: context(loaded.cert, loaded.key, loaded.ca),
     watch: (install) =>
       watchTlsFiles(files, loaded, {
         pollIntervalMs: options.pollIntervalMs,
         onChange: (next) => {
-          install({ ...TLS_SETTINGS, cert: next.cert, key: next.key });
+          install({ ...TLS_SETTINGS, ...context(next.cert, next.key, next.ca) });
           metrics.tlsReloads.inc({ result: 'success' });
           report(next.certificate, options, 'serving certificate reloaded');
         },
