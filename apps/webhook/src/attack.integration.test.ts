@@ -74,7 +74,11 @@ beforeAll(async () => {
   env = plane;
   const workDir = await mkdtemp(join(tmpdir(), 'kfx-webhook-attack-'));
   dir = workDir;
-  const objects = await renderChart(chart, { release: 'kfx', namespace: 'kfx-system' });
+  const objects = await renderChart(chart, {
+    release: 'kfx',
+    namespace: 'kfx-system',
+    values: { networkPolicy: { apiServerCidrs: ['127.0.0.1/32'] } },
+  });
   const deployment = objects.find((o) => o.kind === 'Deployment') as Rendered & {
     spec: {
       template: {

@@ -50,9 +50,13 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// Where the test's apiserver calls webhooks from: the NetworkPolicy needs it to render at all.
+const APISERVER = 'networkPolicy.apiServerCidrs={127.0.0.1/32}';
+
 async function template(...set: string[]): Promise<Rendered[]> {
   const args = ['template', 'kfx', chart, '--namespace', 'kfx-system', '--kube-version', '1.37.0'];
-  const { stdout } = await exec(helm, [...args, ...set.flatMap((s) => ['--set', s])]);
+  const values = [APISERVER, ...set].flatMap((s) => ['--set', s]);
+  const { stdout } = await exec(helm, [...args, ...values]);
   return parseYamlDocuments<Rendered>(stdout, `helm template kfx ${chart} ${set.join(' ')}`);
 }
 
@@ -96,7 +100,7 @@ function nodeOptions(objects: Rendered[]): string | undefined {
 
 describe('the kfx-webhook Helm chart', () => {
   it('passes helm lint --strict', async () => {
-    const { stdout } = await exec(helm, ['lint', '--strict', chart]);
+    const { stdout } = await exec(helm, ['lint', '--strict', chart, '--set', APISERVER]);
     expect(stdout).toContain('0 chart(s) failed');
   });
 
@@ -117,6 +121,7 @@ describe('the kfx-webhook Helm chart', () => {
       'Deployment',
       'Issuer',
       'MutatingWebhookConfiguration',
+      'NetworkPolicy',
       'PodDisruptionBudget',
       'Service',
       'ServiceAccount',
@@ -310,9 +315,131 @@ describe('the kfx-webhook Helm chart', () => {
       maxInFlight: 64,
       maxInFlightBytes: 33_554_432,
     });
-    const lint = exec(helm, ['lint', chart, '--set', 'limits.maxInflight=1']);
+    const lint = exec(helm, ['lint', chart, '--set', APISERVER, '--set', 'limits.maxInflight=1']);
     await expect(lint).rejects.toMatchObject({
       stdout: expect.stringMatching(/additional properties 'maxInflight' not allowed/) as unknown,
+    });
+  });
+
+  it('lets only the apiserver reach the webhook port, with a NetworkPolicy the apiserver stores', async () => {
+    const objects = await template(
+      'networkPolicy.apiServerCidrs={10.0.0.10/32,10.0.0.11/32,fd00:10::/64}',
+      'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name=monitoring',
+    );
+    const policy = find(objects, 'NetworkPolicy') as Rendered & {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: { ports: { port: number }[]; from: object[] }[];
+      };
+    };
+    const deployment = find(objects, 'Deployment') as Rendered & {
+      spec: { selector: { matchLabels: Record<string, string> } };
+    };
+    expect(policy.spec.podSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toEqual([
+      {
+        ports: [{ protocol: 'TCP', port: 8443 }],
+        from: [
+          { ipBlock: { cidr: '10.0.0.10/32' } },
+          { ipBlock: { cidr: '10.0.0.11/32' } },
+          { ipBlock: { cidr: 'fd00:10::/64' } },
+        ],
+      },
+      {
+        ports: [{ protocol: 'TCP', port: 9090 }],
+        from: [
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+        ],
+      },
+    ]);
+    // Stored for real: the apiserver validates the CIDRs and the peers.
+    if (!env) throw new Error('no control plane');
+    const applied = await runKubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(policy));
+    expect(applied.code, applied.output).toBe(0);
+    const stored = await runKubectl([
+      'get',
+      'networkpolicy',
+      '-n',
+      'kfx-system',
+      'kfx-kfx-webhook',
+      '-o',
+      'json',
+    ]);
+    expect((JSON.parse(stored.output) as typeof policy).spec.ingress).toEqual(policy.spec.ingress);
+    await runKubectl(['delete', 'networkpolicy', '-n', 'kfx-system', 'kfx-kfx-webhook']);
+    // Without the metrics sources, the metrics port is open to no Pod.
+    const closed = find(await template(), 'NetworkPolicy') as typeof policy;
+    expect(closed.spec.ingress.map((rule) => rule.ports[0]?.port)).toEqual([8443]);
+  });
+
+  it('serves only the apiserver with tls.clientCaConfigMap, and probes the metrics port', async () => {
+    const objects = await template('tls.clientCaConfigMap=apiserver-client-ca');
+    const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
+    const document: unknown = parseYamlDocuments(configMap.data['config.yaml'], 'config.yaml')[0];
+    expect(parseConfig(document, HANDLERS).tls.clientCaFile).toBe(
+      '/etc/kfx-webhook/client-ca/ca.crt',
+    );
+    const deployment = find(objects, 'Deployment') as Rendered & {
+      spec: {
+        template: {
+          spec: {
+            volumes: { name: string; configMap?: { name: string } }[];
+            containers: {
+              volumeMounts: { name: string; mountPath: string }[];
+              readinessProbe: { httpGet: object };
+              livenessProbe: { httpGet: object };
+            }[];
+          };
+        };
+      };
+    };
+    const pod = deployment.spec.template.spec;
+    expect(pod.volumes).toContainEqual({
+      name: 'client-ca',
+      configMap: { name: 'apiserver-client-ca' },
+    });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({
+      name: 'client-ca',
+      mountPath: '/etc/kfx-webhook/client-ca',
+      readOnly: true,
+    });
+    // The kubelet has no client certificate: its probes go to the plain-HTTP metrics port.
+    expect(pod.containers[0]?.readinessProbe.httpGet).toEqual({
+      path: '/readyz',
+      port: 'metrics',
+      scheme: 'HTTP',
+    });
+    expect(pod.containers[0]?.livenessProbe.httpGet).toMatchObject({ port: 'metrics' });
+    const applied = await dryRunApply(
+      objects.filter((o) => !o.apiVersion.startsWith('cert-manager.io/')),
+    );
+    expect(applied.code, applied.output).toBe(0);
+  });
+
+  it('will not render a NetworkPolicy without the apiserver addresses, and says what to set', async () => {
+    const args = [
+      'template',
+      'kfx',
+      chart,
+      '--namespace',
+      'kfx-system',
+      '--kube-version',
+      '1.37.0',
+    ];
+    await expect(exec(helm, args)).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        'networkPolicy.apiServerCidrs: list the addresses the kube-apiserver calls webhooks from',
+      ) as unknown,
+    });
+    const none = await exec(helm, [...args, '--set', 'networkPolicy.enabled=false']);
+    expect(none.stdout).not.toContain('kind: NetworkPolicy');
+    const lint = exec(helm, ['lint', chart, '--set', 'networkPolicy.apiServerCidrs={10.0.0.10}']);
+    await expect(lint).rejects.toMatchObject({
+      stdout: expect.stringMatching(
+        /\/networkPolicy\/apiServerCidrs\/0': '10\.0\.0\.10' does not match pattern/,
+      ) as unknown,
     });
   });
 

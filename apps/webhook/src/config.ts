@@ -57,7 +57,12 @@ const baseShape = {
   /** Plain-HTTP port for `GET /metrics`. */
   metricsPort: port.default(9090),
   tls: z.strictObject(
-    { certFile: path, keyFile: path },
+    {
+      certFile: path,
+      keyFile: path,
+      /** Serve only clients (the apiserver) with a certificate this CA signed. */
+      clientCaFile: path.optional(),
+    },
     { error: typed('an object with certFile and keyFile') },
   ),
   logLevel: z

@@ -53,7 +53,11 @@ const VALUES = {
 };
 
 const release = chartRelease(CHARTS.webhook, RELEASE, NAMESPACE, () => kubeconfig);
-const { common, install, replicaSets } = release;
+const { common, replicaSets } = release;
+// The chart's NetworkPolicy renders only with the addresses the apiserver calls from.
+const APISERVER = { networkPolicy: { apiServerCidrs: ['127.0.0.1/32'] } };
+const install = (values: object, ...extra: string[]) =>
+  release.install({ ...APISERVER, ...values }, ...extra);
 
 describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
   let before: string[] = [];
@@ -86,6 +90,7 @@ describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
       'Deployment.apps',
       'Issuer.cert-manager.io',
       'MutatingWebhookConfiguration.admissionregistration.k8s.io',
+      'NetworkPolicy.networking.k8s.io',
       'PodDisruptionBudget.policy',
       'Service',
       'ServiceAccount',

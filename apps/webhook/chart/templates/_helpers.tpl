@@ -38,7 +38,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{/* The kfx-webhook configuration file (see the app's README). */}}
 {{- define "kfx-webhook.config" -}}
 {{- $config := dict "port" .Values.port "metricsPort" .Values.metricsPort "logLevel" .Values.logLevel "shutdownTimeoutMs" .Values.shutdownTimeoutMs -}}
-{{- $_ := set $config "tls" (dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key") -}}
+{{- $tls := dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key" -}}
+{{- if .Values.tls.clientCaConfigMap }}{{ $_ := set $tls "clientCaFile" "/etc/kfx-webhook/client-ca/ca.crt" }}{{ end -}}
+{{- $_ := set $config "tls" $tls -}}
 {{- if .Values.limits }}{{ $_ := set $config "limits" .Values.limits }}{{ end -}}
 {{- if .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
 {{- if .Values.pvcRewriter.config.rules }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}

@@ -91,6 +91,8 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       image: { ...images.webhook, pullPolicy: 'Never' },
       tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: caCert },
       proxyInjector: { config: { httpProxy: egress.proxy.url, httpsProxy: egress.proxy.url } },
+      // The apiserver calls the webhook from the node's address (no policy engine enforces it).
+      networkPolicy: { apiServerCidrs: [`${node.ip}/32`] },
       extraEnv: api,
     });
     await install('kfx-controller', CHARTS.controller, {
