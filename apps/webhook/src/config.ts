@@ -34,6 +34,7 @@ const limitsShape = z.strictObject(
   {
     maxBodyBytes: count.optional(),
     maxInFlight: count.optional(),
+    maxAddressInFlight: count.optional(),
     maxInFlightBytes: count.optional(),
     maxConnectionBytes: count.optional(),
     maxAddressBytes: count.optional(),

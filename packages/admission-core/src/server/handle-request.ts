@@ -124,8 +124,11 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       if (response.destroyed) {
         release(); // the client left before: 'close' has come and gone
       } else {
+        // Only these two are kept for the deadline: not the request, not the answer's text.
+        const { uid } = admitted;
+        const bytes = text.length;
         deadlines.watch(response, () => {
-          cut(webhook, admitted.uid, text.length);
+          cut(webhook, uid, bytes);
         });
       }
       const seconds = (performance.now() - started) / 1000;

@@ -11,6 +11,8 @@ import { BadRequestError } from '../review/bad-request.js';
 export interface InFlightLimits {
   /** Admissions in progress at once (reading the body, waiting, running). */
   maxRequests: number;
+  /** The same, from one remote address (a client trickling bodies holds places as long). */
+  maxAddressRequests: number;
   /** Bytes of request bodies and unread answers held at once, in all. */
   maxBytes: number;
   /** The same bytes, for one connection (an HTTP/1.1 socket or an HTTP/2 session). */
@@ -35,9 +37,16 @@ export interface InFlightTicket {
   release(): void;
 }
 
-interface Account {
+/** What one connection holds. */
+interface Share {
   bytes: number;
+}
+
+/** What one remote address holds; forgotten when it holds nothing. */
+interface AddressShare extends Share {
   tickets: number;
+  /** Admissions still working (reading, waiting, running): the places they take. */
+  working: number;
 }
 
 function busy(message: string): BadRequestError {
@@ -47,11 +56,11 @@ function busy(message: string): BadRequestError {
 export function createInFlight(limits: InFlightLimits) {
   let requests = 0;
   let bytes = 0;
-  const connections = new WeakMap<object, Account>();
-  const addresses = new Map<string, Account>();
+  const connections = new WeakMap<object, Share>();
+  const addresses = new Map<string, AddressShare>();
 
   /** What `more` bytes would pass, in words, or undefined when they fit everywhere. */
-  function passes(more: number, connection: Account, address: Account, from: string) {
+  function passes(more: number, connection: Share, address: Share, from: string) {
     if (bytes + more > limits.maxBytes) {
       return `the bytes held for all clients past ${limits.maxBytes} (maxInFlightBytes)`;
     }
@@ -79,14 +88,20 @@ export function createInFlight(limits: InFlightLimits) {
       if (requests >= limits.maxRequests) {
         throw busy(`at its limit of ${limits.maxRequests} admissions in progress (maxInFlight)`);
       }
-      requests += 1;
-      let connection = connections.get(connectionKey);
-      if (!connection) connections.set(connectionKey, (connection = { bytes: 0, tickets: 0 }));
       let address = addresses.get(from);
-      if (!address) addresses.set(from, (address = { bytes: 0, tickets: 0 }));
+      if ((address?.working ?? 0) >= limits.maxAddressRequests) {
+        throw busy(
+          `${from} is at its limit of ${limits.maxAddressRequests} admissions in progress ` +
+            '(maxAddressInFlight)',
+        );
+      }
+      if (!address) addresses.set(from, (address = { bytes: 0, tickets: 0, working: 0 }));
+      let connection = connections.get(connectionKey);
+      if (!connection) connections.set(connectionKey, (connection = { bytes: 0 }));
       const mine = { connection, address };
-      connection.tickets += 1;
+      requests += 1;
       address.tickets += 1;
+      address.working += 1;
       let held = 0;
       let working = true;
       let released = false;
@@ -100,6 +115,7 @@ export function createInFlight(limits: InFlightLimits) {
         if (!working) return;
         working = false;
         requests -= 1;
+        mine.address.working -= 1;
       };
       return {
         grow(total) {
@@ -125,7 +141,6 @@ export function createInFlight(limits: InFlightLimits) {
           released = true;
           endWork();
           take(-held);
-          mine.connection.tickets -= 1;
           mine.address.tickets -= 1;
           if (mine.address.tickets === 0) addresses.delete(from);
         },

@@ -1,4 +1,4 @@
-import { h2Session, postH1, postH2, type Answer } from '@kfx/testenv';
+import { h2Session, postH1, postH2, waitFor, type Answer } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,6 +71,38 @@ describe('a burst beyond the server bounds', () => {
     expect(await t.metricsText()).toMatch(
       /kfx_admission_requests_total\{webhook="holder",operation="unknown",outcome="throttled"\} 2/,
     );
+  });
+
+  it('is answered 429 past maxAddressInFlight from one address, and another is served', async () => {
+    t = await startTestServer({
+      webhooks: [holder],
+      maxInFlight: 4,
+      maxAddressInFlight: 2,
+      handlerTimeoutMs: 60_000,
+    });
+    const tenant = await h2Session(t.port, t.certs.caCert, { localAddress: '127.0.0.2' });
+    const busy = [
+      postH2(tenant, '/mutate/holder', review('a', { hold: true })),
+      postH2(tenant, '/mutate/holder', review('b', { hold: true })),
+    ];
+    await waitFor(
+      async () =>
+        /^kfx_admission_in_flight_requests 2$/m.test((await t?.metricsText()) ?? '')
+          ? { done: true, value: null }
+          : { done: false, saw: 'fewer than 2 admissions in progress' },
+      { description: 'both held admissions in progress', timeoutMs: 10_000 },
+    );
+    const refused = await postH2(tenant, '/mutate/holder', review('c'));
+    expect(refused.status).toBe(429);
+    expect(messageOf(refused)).toMatch(
+      /the webhook is busy: (::ffff:)?127\.0\.0\.2 is at its limit of 2 admissions in progress \(maxAddressInFlight\); retry$/,
+    );
+    const apiserver = await h2Session(t.port, t.certs.caCert);
+    expect((await postH2(apiserver, '/mutate/holder', review('d'))).status).toBe(200);
+    release();
+    expect((await Promise.all(busy)).map((a) => a.status)).toEqual([200, 200]);
+    tenant.close();
+    apiserver.close();
   });
 
   it('is answered 429 when the bodies in progress would pass maxInFlightBytes', async () => {

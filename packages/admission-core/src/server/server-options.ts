@@ -41,6 +41,12 @@ export interface AdmissionServerOptions {
    */
   maxInFlight?: number;
   /**
+   * Admissions in progress from one remote address (a client that trickles its bodies holds its
+   * places until bodyTimeoutMs), so that the apiserver keeps the rest. Default 64; Infinity:
+   * no bound.
+   */
+  maxAddressInFlight?: number;
+  /**
    * Bytes of request bodies in progress and of answers their clients have not read yet, held
    * together; a body or an answer that would go past it is answered 429. At least maxBodyBytes
    * and twice maxPatchBytes. Default 16 MiB; Infinity: no bound.
@@ -147,6 +153,7 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
     maxJsonDepth: DEFAULT_JSON_LIMITS.maxDepth,
     maxJsonValues: DEFAULT_JSON_LIMITS.maxValues,
     maxInFlight: 128,
+    maxAddressInFlight: 64,
     maxInFlightBytes: 16 * 1024 * 1024,
     maxConnectionBytes: 4 * 1024 * 1024,
     maxAddressBytes: 8 * 1024 * 1024,
@@ -207,6 +214,7 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkNumber('maxJsonDepth', resolved.maxJsonDepth, 3, MAX_JSON_DEPTH_LIMIT);
   checkBound('maxJsonValues', resolved.maxJsonValues, 1);
   checkBound('maxInFlight', resolved.maxInFlight, 1);
+  checkBound('maxAddressInFlight', resolved.maxAddressInFlight, 1);
   checkBound('maxPatchBytes', resolved.maxPatchBytes, 1);
   for (const name of ['maxInFlightBytes', 'maxConnectionBytes', 'maxAddressBytes'] as const) {
     checkBound(name, resolved[name], 1);

@@ -38,6 +38,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
   const registry = config.registry ?? processRegistry();
   const inFlight = createInFlight({
     maxRequests: config.maxInFlight,
+    maxAddressRequests: config.maxAddressInFlight,
     maxBytes: config.maxInFlightBytes,
     maxConnectionBytes: config.maxConnectionBytes,
     maxAddressBytes: config.maxAddressBytes,
