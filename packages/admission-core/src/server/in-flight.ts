@@ -81,7 +81,7 @@ export function createInFlight(limits: InFlightLimits) {
       return bytes;
     },
     /**
-     * A ticket for one more admission from `connection` (any object that stands for it) at the
+     * A ticket for one more admission on the connection `connectionKey` stands for, from the
      * remote address `from`; throws a 429 BadRequestError when at the limit of admissions.
      */
     enter(connectionKey: object, from: string): InFlightTicket {
