@@ -25,7 +25,12 @@ const LIMIT_MIB = CHART_LIMIT_MIB;
 /** Every bound of the server set out of reach: the server as it was before it had them. */
 const UNBOUNDED = {
   maxInFlight: 1_000_000_000,
+  maxAddressInFlight: 1_000_000_000,
   maxInFlightBytes: 1_000_000_000_000,
+  maxConnectionBytes: 1_000_000_000_000,
+  maxAddressBytes: 1_000_000_000_000,
+  maxPatchBytes: 100_000_000_000,
+  answerTimeoutMs: 1_000_000_000,
   maxConnections: 1_000_000_000,
   maxConcurrentStreams: 4_294_967_295,
   maxJsonValues: 1_000_000_000,
