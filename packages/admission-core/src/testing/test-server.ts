@@ -35,20 +35,26 @@ export async function startTestServer(
       done();
     },
   });
-  const server = createAdmissionServer({
-    host: '127.0.0.1',
-    metricsHost: '127.0.0.1',
-    port: 0,
-    metricsPort: 0,
-    registry: new Registry(),
-    logger: pino({ level: 'debug' }, sink),
-    tls: { certFile: certs.certFile, keyFile: certs.keyFile },
-    ...options,
-  });
-  const { port, metricsPort = 0 } = await server.start().catch(async (error: unknown) => {
+  let server: AdmissionServer;
+  let ports: { port: number; metricsPort: number | undefined };
+  try {
+    server = createAdmissionServer({
+      host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      port: 0,
+      metricsPort: 0,
+      registry: new Registry(),
+      logger: pino({ level: 'debug' }, sink),
+      tls: { certFile: certs.certFile, keyFile: certs.keyFile },
+      ...options,
+    });
+    ports = await server.start();
+  } catch (error) {
+    // Options refused at construction, or a failed start: no certificate folder is left behind.
     await rm(dir, { recursive: true, force: true });
     throw error;
-  });
+  }
+  const { port, metricsPort = 0 } = ports;
   return {
     server,
     port,
