@@ -15,7 +15,7 @@ export {
   DEFAULT_PROTECTED_NAMESPACES,
   NAMESPACE_PATTERN,
 } from './controller/namespace-claim.js';
-export { CONDITION_TYPE } from './controller/status.js';
+export { CONDITION_TYPE, conditionReason } from './controller/status.js';
 export { enableReconciler } from './enable.js';
 export {
   MANAGED_BY_LABEL,

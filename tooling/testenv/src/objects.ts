@@ -18,6 +18,10 @@ export const FIELD_MANAGER = 'kfx-testenv';
 export const CRDS = {
   kubeflowProfile: fileURLToPath(new URL('../crds/kubeflow-profile.yaml', import.meta.url)),
   kwokLogs: fileURLToPath(new URL('../crds/kwok-logs.yaml', import.meta.url)),
+  /** Istio's AuthorizationPolicy API (Kubeflow's ns-owner-access-istio), not enforced. */
+  istioAuthorizationPolicy: fileURLToPath(
+    new URL('../crds/istio-authorization-policy.yaml', import.meta.url),
+  ),
 } as const;
 
 export type Manifests = string | KubernetesObject | readonly KubernetesObject[];

@@ -11,7 +11,13 @@
 // installed idempotently and no other file of the package installs it; the two Kubeflow
 // ClusterRoles are this file's alone, and deleted by it.
 import { isAlreadyExists, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { installCrds, useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
+import {
+  CRDS,
+  installCrds,
+  useSharedControlPlane,
+  waitFor,
+  type SharedControlPlane,
+} from '@kfx/testenv';
 import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -38,29 +44,6 @@ const KUBEFLOW_ROLES = [
   ['kubeflow-edit', ['get', 'list', 'create', 'delete']],
   ['kubeflow-view', ['get', 'list']],
 ] as const;
-
-const AUTHORIZATION_POLICY_CRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: authorizationpolicies.security.istio.io
-spec:
-  group: security.istio.io
-  scope: Namespaced
-  names:
-    kind: AuthorizationPolicy
-    listKind: AuthorizationPolicyList
-    plural: authorizationpolicies
-    singular: authorizationpolicy
-  versions:
-    - name: v1beta1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          x-kubernetes-preserve-unknown-fields: true
-`;
 
 // The Statistics Canada controller's policy: the owner and every editor of the namespace.
 const contributorsPolicy = `
@@ -137,7 +120,7 @@ beforeAll(async () => {
   client = testClient(env);
   file = fileProfiles(env);
   team = file.name('k');
-  await installCrds(env.kubeconfigPath, [AUTHORIZATION_POLICY_CRD]);
+  await installCrds(env.kubeconfigPath, [CRDS.istioAuthorizationPolicy]);
   // Kubeflow's aggregated roles, reduced to what the RBAC checks below ask about.
   for (const [name, verbs] of KUBEFLOW_ROLES) {
     await client
@@ -218,7 +201,8 @@ describe('a new Profile, on a cluster without the upstream Kubeflow profile cont
       'cpu 8, no pods',
     );
 
-    await spec({ hard: { 'requests.cpu': 'lots' } });
+    // The Profile CRD checks the quantities; kfx the names a ResourceQuota can limit.
+    await spec({ hard: { 'requests.cpu': '16', 'requests.cpus': '16' } });
     const refused = await condition(
       client,
       team,
@@ -226,7 +210,7 @@ describe('a new Profile, on a cluster without the upstream Kubeflow profile cont
       'a warning',
     );
     expect(refused.message).toContain(
-      'profile-quota: spec.resourceQuotaSpec.hard["requests.cpu"]: "lots" is not a Kubernetes quantity',
+      'profile-quota: spec.resourceQuotaSpec.hard["requests.cpus"]: "requests.cpus" is not a resource a ResourceQuota can limit',
     );
     // Nothing half-applied: the last good quota stays in force.
     expect(hard(await read(client, 'resourceQuotas', 'kf-resource-quota', team))).toEqual({

@@ -195,7 +195,7 @@ describe('a Profile named like a reserved namespace', () => {
       'refused',
     );
     expect(system.message).toBe(
-      'namespace kube-system is reserved (protected namespaces: kube-*); kfx changes nothing in it for a Profile',
+      'NamespaceReserved: namespace kube-system is reserved (protected namespaces: kube-*); kfx changes nothing in it for a Profile',
     );
     await condition(client, 'kfx-system', (c) => c.reason === 'NamespaceReserved', 'refused');
     await eventMessages(client, 'kube-system', 'NamespaceReserved', /namespace kube-system/);

@@ -119,11 +119,11 @@ describe('two controllers with disjoint selectors', () => {
     for (const name of [names.a1, names.a2]) {
       await eventually(client, 'resourceQuotas', 'quotas', name, (q) => cpu(q) === '1', 'cpu 1');
       const c = await condition(client, name, (x) => x.reason === 'ReconciledWithWarnings', 'ok');
-      expect(c.message).toMatch(/^applied: quotas, limitrange\. ignored: /);
+      expect(c.message).toMatch(/^ReconciledWithWarnings: applied: quotas, limitrange\. ignored: /);
     }
     await eventually(client, 'resourceQuotas', 'quotas', names.b1, (q) => cpu(q) === '2', 'cpu 2');
     const c = await condition(client, names.b1, (x) => x.reason === 'ReconciledWithWarnings', 'ok');
-    expect(c.message).toMatch(/^applied: quotas\. ignored: /);
+    expect(c.message).toMatch(/^ReconciledWithWarnings: applied: quotas\. ignored: /);
   });
 
   it("never touch the other's objects, status or Events, and count only their own", async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../profile.js';
-import { conditionFor, sameCondition, withCondition, type Outcome } from './status.js';
+import {
+  conditionFor,
+  conditionReason,
+  sameCondition,
+  withCondition,
+  type Outcome,
+} from './status.js';
 
 const outcome = (over: Partial<Outcome> = {}): Outcome => ({
   applied: ['quotas', 'limitrange'],
@@ -15,7 +21,7 @@ describe('the KfxReconciled condition', () => {
       type: 'KfxReconciled',
       status: 'True',
       reason: 'Reconciled',
-      message: 'applied: quotas, limitrange',
+      message: 'Reconciled: applied: quotas, limitrange',
       observedGeneration: 3,
     });
   });
@@ -24,14 +30,16 @@ describe('the KfxReconciled condition', () => {
     const warned = conditionFor(outcome({ problems: ['quotas: label x="y" ignored'] }), 1);
     expect(warned).toMatchObject({ status: 'True', reason: 'ReconciledWithWarnings' });
     expect(warned.message).toBe(
-      'applied: quotas, limitrange. ignored: quotas: label x="y" ignored',
+      'ReconciledWithWarnings: applied: quotas, limitrange. ignored: quotas: label x="y" ignored',
     );
     const failed = conditionFor(
       outcome({ applied: ['limitrange'], errors: new Map([['quotas', '422 Invalid: nope']]) }),
       1,
     );
     expect(failed).toMatchObject({ status: 'False', reason: 'ReconcileFailed' });
-    expect(failed.message).toBe('applied: limitrange. failed: quotas: 422 Invalid: nope');
+    expect(failed.message).toBe(
+      'ReconcileFailed: applied: limitrange. failed: quotas: 422 Invalid: nope',
+    );
   });
 
   it('says what it waits for', () => {
@@ -44,7 +52,7 @@ describe('the KfxReconciled condition', () => {
     expect(waiting).toMatchObject({
       status: 'False',
       reason: 'NamespaceMissing',
-      message: 'namespace x does not exist yet',
+      message: 'NamespaceMissing: namespace x does not exist yet',
     });
   });
 
@@ -67,7 +75,7 @@ describe('the KfxReconciled condition', () => {
     const conditions = withCondition(profile, next);
     expect(conditions[0]).toEqual({ type: 'Ready', status: 'True' });
     expect(conditions[1]).toMatchObject({
-      message: 'applied: quotas, limitrange',
+      message: 'Reconciled: applied: quotas, limitrange',
       lastTransitionTime: '2020-01-01T00:00:00Z',
     });
     const failed = withCondition(
@@ -77,5 +85,20 @@ describe('the KfxReconciled condition', () => {
     expect(failed[1]?.lastTransitionTime).not.toBe('2020-01-01T00:00:00Z');
     expect(sameCondition(conditions[1], next)).toBe(true);
     expect(sameCondition(conditions[1], conditionFor(outcome(), 2))).toBe(false);
+  });
+});
+
+describe('on Kubeflow’s own Profile CRD', () => {
+  it('keeps the reason in the message, and compares only what the server kept', () => {
+    const next = conditionFor(
+      outcome({ refused: { reason: 'NamespaceReserved', message: 'namespace kube is reserved' } }),
+      4,
+    );
+    // What the server stores of it: type, status and message.
+    const pruned = { type: next.type, status: next.status, message: next.message };
+    expect(pruned.message).toBe('NamespaceReserved: namespace kube is reserved');
+    expect(conditionReason(pruned)).toBe('NamespaceReserved');
+    expect(sameCondition(pruned, next)).toBe(true);
+    expect(sameCondition(pruned, conditionFor(outcome(), 4))).toBe(false);
   });
 });

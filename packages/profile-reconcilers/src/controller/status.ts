@@ -1,6 +1,10 @@
 // The `KfxReconciled` condition on each Profile: which reconcilers applied, what was ignored and
 // the last error, so `kubectl get profile x -o yaml` answers "did kfx do its job here?". It is
-// written only when it changes: a steady cluster gets no status writes on resync.
+// written only when it changes: a steady cluster gets no status writes on resync. Kubeflow's own
+// Profile CRD keeps only a condition's type, status and message (reason, observedGeneration and
+// lastTransitionTime are pruned), so the message starts with the reason (`NamespaceReserved:
+// …`), and a condition is compared only on what the server kept: otherwise every resync would
+// find the pruned fields "changed" and write again.
 import type { Profile, ProfileCondition } from '../profile.js';
 
 export const CONDITION_TYPE = 'KfxReconciled';
@@ -51,7 +55,7 @@ export function conditionFor(outcome: Outcome, generation: number | undefined): 
       parts.push(`failed: ${failed.join('; ')}`);
     }
   }
-  let message = parts.join('. ');
+  let message = `${reason}: ${parts.join('. ')}`;
   if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE - 3)}...`;
   return {
     type: CONDITION_TYPE,
@@ -66,13 +70,22 @@ export function currentCondition(profile: Profile): ProfileCondition | undefined
   return profile.status?.conditions?.find((c) => c.type === CONDITION_TYPE);
 }
 
+/**
+ * Whether the live condition `a` already says what `b` would: status and message (which starts
+ * with the reason), and reason and observedGeneration where the Profile's schema keeps them.
+ */
 export function sameCondition(a: ProfileCondition | undefined, b: ProfileCondition): boolean {
   return (
     a?.status === b.status &&
-    a.reason === b.reason &&
     a.message === b.message &&
-    a.observedGeneration === b.observedGeneration
+    (a.reason === undefined || a.reason === b.reason) &&
+    (a.observedGeneration === undefined || a.observedGeneration === b.observedGeneration)
   );
+}
+
+/** The condition's reason: its own field, or the start of its message where that was pruned. */
+export function conditionReason(condition: ProfileCondition): string | undefined {
+  return condition.reason ?? /^([A-Za-z]+): /.exec(condition.message ?? '')?.[1];
 }
 
 /** The Profile's conditions with ours replaced; others' conditions are kept as they are. */

@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { enableBuiltInReconcilers } from '../built-in.js';
 import { createProfileController, type ProfileController } from '../controller/controller.js';
+import { conditionReason } from '../controller/status.js';
 import type { Profile, ProfileCondition } from '../profile.js';
 import type { ProfileSelector } from '../profile-selector.js';
 
@@ -133,7 +134,10 @@ export async function eventually<T extends KubeObject>(
   );
 }
 
-/** The Profile's KfxReconciled condition once `check` accepts it. */
+/**
+ * The Profile's KfxReconciled condition once `check` accepts it, with its `reason` read from the
+ * message where Kubeflow's CRD pruned the field.
+ */
 export async function condition(
   client: KubeClient,
   name: string,
@@ -143,7 +147,8 @@ export async function condition(
   return waitFor(
     async () => {
       const profile = await read<Profile>(client, 'profiles', name);
-      const found = profile?.status?.conditions?.find((c) => c.type === 'KfxReconciled');
+      const live = profile?.status?.conditions?.find((c) => c.type === 'KfxReconciled');
+      const found = live && { ...live, reason: conditionReason(live) };
       return found && check(found)
         ? { done: true, value: found }
         : { done: false, saw: JSON.stringify(found ?? profile?.status ?? 'no profile') };
