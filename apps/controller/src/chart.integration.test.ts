@@ -34,7 +34,7 @@ interface ContainerSpec {
 const ALL = {
   config: {
     reconcilers: {
-      namespace: { podSecurity: { enforce: 'restricted' } },
+      namespace: { istioCni: true, podSecurity: { enforce: 'restricted' } },
       quotas: { labelPrefix: 'quotas.statcan.gc.ca' },
       limitrange: {},
       rbac: {

@@ -1,13 +1,16 @@
 // `rbac`: RoleBindings from a configured list, e.g. support groups → ClusterRole
 // `profile-support`, or the Profile's owner → `kubeflow-admin` where the upstream Kubeflow
-// profile controller does not run. Subject names may hold `{{ … }}` holes
-// (`system:serviceaccounts:{{ profile.namespace }}`).
+// profile controller does not run. Subject names and annotation values may hold `{{ … }}` holes
+// (`system:serviceaccounts:{{ profile.namespace }}`). Kubeflow's access management (KFAM) and the
+// central dashboard find a user's namespaces only through bindings annotated `user` and `role`,
+// each with exactly one subject (one with more makes KFAM fail the whole listing), so such a
+// binding is refused at start unless it has one subject.
 import { resources, type KubeObject } from '@kfx/kube-runtime';
 import type { RbacV1Subject, V1RoleBinding } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace, type Profile } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
-import { rbacName } from '../schemas.js';
+import { labelKey, rbacName } from '../schemas.js';
 import { TemplateError } from '../templates/template-error.js';
 import {
   compileText,
@@ -17,6 +20,11 @@ import {
 } from '../templates/template-text.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/** What KFAM reads from a binding: whose it is, and which role (admin, edit, view). */
+const KFAM_ANNOTATIONS = ['user', 'role'];
+const subjectCount = (b: { subjects: unknown[]; owner: boolean }) =>
+  b.subjects.length + (b.owner ? 1 : 0);
 
 const subjectSchema = z.strictObject({
   kind: z.enum(['User', 'Group', 'ServiceAccount']),
@@ -35,12 +43,24 @@ const bindingSchema = z
     subjects: z.array(subjectSchema).default([]),
     /** Also bind the Profile's owner (spec.owner). */
     owner: z.boolean().default(false),
+    /** Annotations on the binding (values may hold holes): KFAM's `user` and `role`. */
+    annotations: z.record(labelKey, z.string()).default({}),
   })
   .refine((b) => (b.clusterRole === undefined) !== (b.role === undefined), {
     message: 'set exactly one of clusterRole and role',
   })
   .refine((b) => b.owner || b.subjects.length > 0, {
     message: 'a binding needs subjects, owner: true, or both',
+  })
+  .superRefine((b, context) => {
+    const count = subjectCount(b);
+    if (KFAM_ANNOTATIONS.some((key) => key in b.annotations) && count !== 1) {
+      context.addIssue({
+        code: 'custom',
+        path: ['annotations'],
+        message: `a binding annotated ${KFAM_ANNOTATIONS.join(' or ')} is read by Kubeflow's access management, which fails on one without exactly one subject; this one has ${count}`,
+      });
+    }
   });
 
 const rbacConfigSchema = z.strictObject({
@@ -56,7 +76,7 @@ export type RbacConfig = z.infer<typeof rbacConfigSchema>;
 type Binding = RbacConfig['bindings'][number];
 
 export interface PreparedRbac {
-  bindings: (Binding & { names: CompiledText[] })[];
+  bindings: (Binding & { names: CompiledText[]; annotationValues: [string, CompiledText][] })[];
 }
 
 function ownerSubject(profile: Profile): RbacV1Subject | undefined {
@@ -104,10 +124,24 @@ function bindingFor(
       });
   }
   if (subjects.length === 0) return undefined;
+  const annotations: Record<string, string> = {};
+  for (const [key, template] of binding.annotationValues) {
+    try {
+      annotations[key] = renderText(template, values);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      problems.push({ message: `RoleBinding ${binding.name}: ${error.message}` });
+      return undefined;
+    }
+  }
   const roleBinding: V1RoleBinding = {
     apiVersion: `${RBAC_GROUP}/v1`,
     kind: 'RoleBinding',
-    metadata: { name: binding.name, namespace },
+    metadata: {
+      name: binding.name,
+      namespace,
+      ...(binding.annotationValues.length > 0 ? { annotations } : {}),
+    },
     roleRef: binding.clusterRole
       ? { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: binding.clusterRole }
       : { apiGroup: RBAC_GROUP, kind: 'Role', name: binding.role ?? '' },
@@ -124,6 +158,12 @@ export const rbacReconciler: ProfileReconciler<RbacConfig, PreparedRbac> = {
       ...binding,
       names: binding.subjects.map((subject, s) =>
         compileText(subject.name, `${env.key}.bindings.${b}.subjects.${s}.name`),
+      ),
+      annotationValues: Object.entries(binding.annotations).map(
+        ([key, value]): [string, CompiledText] => [
+          key,
+          compileText(value, `${env.key}.bindings.${b}.annotations.${key}`),
+        ],
       ),
     })),
   }),

@@ -7,6 +7,7 @@ import type {
   V1Namespace,
   V1ResourceQuota,
   V1RoleBinding,
+  V1ServiceAccount,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { enableReconciler } from '../enable.js';
@@ -135,6 +136,38 @@ describe('rbac', () => {
       'RoleBinding namespaceAdmin: the Profile has no spec.owner',
     );
     expect(incomplete).toBe(true);
+  });
+
+  it('annotates a binding as Kubeflow’s access management reads it, with one subject', () => {
+    const { objects } = run(rbacReconciler, {
+      bindings: [
+        {
+          name: 'namespaceAdmin',
+          clusterRole: 'kubeflow-admin',
+          owner: true,
+          annotations: { user: '{{ owner.name }}', role: 'admin' },
+        },
+      ],
+    });
+    const [admin] = objects as V1RoleBinding[];
+    expect(admin?.metadata?.annotations).toEqual({ user: 'alice@example.com', role: 'admin' });
+    expect(admin?.subjects).toHaveLength(1);
+    // KFAM fails the whole listing on an annotated binding with several subjects.
+    expect(() =>
+      run(rbacReconciler, {
+        bindings: [
+          {
+            name: 'namespaceAdmin',
+            clusterRole: 'kubeflow-admin',
+            owner: true,
+            subjects: [{ kind: 'Group', name: 'support' }],
+            annotations: { role: 'admin' },
+          },
+        ],
+      }),
+    ).toThrow(
+      /reconcilers\.rbac\.bindings\[0\]\.annotations: a binding annotated user or role is read by Kubeflow's access management, which fails on one without exactly one subject; this one has 2/,
+    );
   });
 
   it('names the binding key that is wrong', () => {
@@ -274,6 +307,7 @@ describe('proxy-config', () => {
 describe('namespace', () => {
   it('creates the namespace with the owner annotation, Kubeflow labels and a Pod Security level', () => {
     const { objects } = run(namespaceReconciler, {
+      istioCni: true,
       podSecurity: { enforce: 'restricted', warn: 'restricted' },
     });
     const ns = objects[0] as V1Namespace;
@@ -337,6 +371,103 @@ describe('namespace', () => {
     );
   });
 
+  it('admits Pods with an injected sidecar by default, and refuses a level that would not', () => {
+    const ns = run(namespaceReconciler, {}).objects[0] as V1Namespace;
+    // istio-init adds NET_ADMIN and NET_RAW: baseline only warns and audits while injected.
+    expect(ns.metadata?.labels).toMatchObject({
+      'pod-security.kubernetes.io/warn': 'baseline',
+      'pod-security.kubernetes.io/audit': 'baseline',
+    });
+    expect(ns.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBeUndefined();
+    const withCni = run(namespaceReconciler, { istioCni: true }).objects[0] as V1Namespace;
+    expect(withCni.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('baseline');
+    expect(() => run(namespaceReconciler, { podSecurity: { enforce: 'baseline' } })).toThrow(
+      /reconcilers\.namespace\.podSecurity\.enforce: baseline refuses every Pod with an Istio sidecar injected without Istio CNI/,
+    );
+  });
+
+  it('takes a tenant’s Pod Security exception from its Profile’s labels', () => {
+    const gpuTeam = profile({
+      'pod-security.kfx.dev/enforce': 'privileged',
+      'pod-security.kfx.dev/warn': 'everything',
+    });
+    const { objects, problems } = run(namespaceReconciler, { istioCni: true }, gpuTeam);
+    expect((objects[0] as V1Namespace).metadata?.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'privileged',
+    });
+    expect(problems.map((p) => p.message)).toEqual([
+      'label pod-security.kfx.dev/warn="everything" ignored: expected pod-security.kfx.dev/<enforce|audit|warn>: <privileged|baseline|restricted>',
+    ]);
+  });
+
+  it('gives default-editor the cloud identity of spec.plugins, and every ServiceAccount the pull secrets', () => {
+    const withPlugins: Profile = {
+      ...profile(),
+      spec: {
+        owner: { kind: 'User', name: 'alice@example.com' },
+        plugins: [
+          {
+            kind: 'WorkloadIdentity',
+            spec: { gcpServiceAccount: 'pipelines@my-project.iam.gserviceaccount.com' },
+          },
+          {
+            kind: 'AwsIamForServiceAccount',
+            spec: { awsIamRole: 'arn:aws:iam::123456789012:role/team-a', annotateOnly: true },
+          },
+        ],
+      },
+    };
+    const { objects, problems } = run(
+      namespaceReconciler,
+      {
+        imagePullSecrets: ['regcred'],
+        serviceAccounts: [
+          { name: 'default-editor', clusterRole: 'kubeflow-edit', imagePullSecrets: ['extra'] },
+          { name: 'default-viewer', clusterRole: 'kubeflow-view' },
+        ],
+      },
+      withPlugins,
+    );
+    expect(problems).toEqual([]);
+    const [editor, viewer] = objects.slice(1) as V1ServiceAccount[];
+    expect(editor?.metadata?.annotations).toEqual({
+      'iam.gke.io/gcp-service-account': 'pipelines@my-project.iam.gserviceaccount.com',
+      'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/team-a',
+    });
+    expect(editor?.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'extra' }]);
+    expect(viewer?.metadata?.annotations).toBeUndefined();
+    expect(viewer?.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+  });
+
+  it('says what of spec.plugins it cannot honour', () => {
+    const { objects, problems } = run(
+      namespaceReconciler,
+      {},
+      {
+        ...profile(),
+        spec: {
+          owner: { kind: 'User', name: 'alice@example.com' },
+          plugins: [
+            {
+              kind: 'AwsIamForServiceAccount',
+              spec: { awsIamRole: 'arn:aws:iam::123456789012:role/r' },
+            },
+            { kind: 'WorkloadIdentity', spec: { gcpServiceAccount: 'not-an-account' } },
+            { kind: 'Vault', spec: {} },
+          ],
+        },
+      },
+    );
+    expect((objects[1] as V1ServiceAccount).metadata?.annotations).toEqual({
+      'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/r',
+    });
+    expect(problems.map((p) => p.message)).toEqual([
+      "spec.plugins[0] (AwsIamForServiceAccount): ServiceAccount default-editor is annotated, but kfx does not edit IAM: the role's trust policy must allow system:serviceaccount:team-a:default-editor (set spec.annotateOnly: true once it does)",
+      'spec.plugins[1] (WorkloadIdentity): spec.gcpServiceAccount not-an-account is not a Google service account (name@project.iam.gserviceaccount.com)',
+      'spec.plugins[2]: kind Vault is not a plugin kfx applies (WorkloadIdentity, AwsIamForServiceAccount)',
+    ]);
+  });
+
   it('labels the namespace istio-injection: enabled, as upstream, unless turned off', () => {
     const on = run(namespaceReconciler, {}).objects[0] as V1Namespace;
     expect(on.metadata?.labels?.['istio-injection']).toBe('enabled');
@@ -344,6 +475,7 @@ describe('namespace', () => {
       istioInjection: false,
       labels: { 'istio.io/dataplane-mode': 'ambient' },
     }).objects[0] as V1Namespace;
+    // Ambient mode needs no istio-init: baseline is enforced.
     expect(off.metadata?.labels).toEqual({
       'istio.io/dataplane-mode': 'ambient',
       'pod-security.kubernetes.io/enforce': 'baseline',

@@ -1,0 +1,65 @@
+// The in-cluster half of a Profile's `spec.plugins`, as the upstream Kubeflow profile controller
+// applies them: a cloud identity for the namespace's workloads, given by an annotation on the
+// ServiceAccount they run as (`default-editor`). `WorkloadIdentity` (GKE) names a Google service
+// account, `AwsIamForServiceAccount` (EKS) an IAM role. Upstream also edits the IAM role's trust
+// policy outside Kubernetes unless `annotateOnly` is set; kfx does not touch a cloud account, so
+// it says so until the Profile says the trust policy is handled (`annotateOnly: true`).
+import type { Problem } from './reconciler.js';
+import type { Profile } from './profile.js';
+
+export const GCP_SERVICE_ACCOUNT_ANNOTATION = 'iam.gke.io/gcp-service-account';
+export const AWS_ROLE_ANNOTATION = 'eks.amazonaws.com/role-arn';
+
+const GCP_SERVICE_ACCOUNT = /^[a-z][-a-z0-9]{4,28}[a-z0-9]@[-a-z0-9.]+\.iam\.gserviceaccount\.com$/;
+const AWS_ROLE_ARN = /^arn:aws(-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+
+interface Plugin {
+  kind?: unknown;
+  spec?: Record<string, unknown> | undefined;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** The annotations the Profile's plugins put on `serviceAccount`, and what could not be honoured. */
+export function pluginAnnotations(
+  profile: Profile,
+  serviceAccount: string,
+): { annotations: Record<string, string>; problems: Problem[] } {
+  const annotations: Record<string, string> = {};
+  const problems: Problem[] = [];
+  const plugins = (profile.spec?.plugins ?? []) as Plugin[];
+  const namespace = profile.metadata?.name ?? '';
+  for (const [i, plugin] of plugins.entries()) {
+    const where = `spec.plugins[${i}]`;
+    const spec = plugin.spec ?? {};
+    if (plugin.kind === 'WorkloadIdentity') {
+      const account = spec.gcpServiceAccount;
+      if (typeof account !== 'string' || !GCP_SERVICE_ACCOUNT.test(account)) {
+        problems.push({
+          message: `${where} (WorkloadIdentity): spec.gcpServiceAccount ${text(account)} is not a Google service account (name@project.iam.gserviceaccount.com)`,
+        });
+        continue;
+      }
+      annotations[GCP_SERVICE_ACCOUNT_ANNOTATION] = account;
+    } else if (plugin.kind === 'AwsIamForServiceAccount') {
+      const role = spec.awsIamRole;
+      if (typeof role !== 'string' || !AWS_ROLE_ARN.test(role)) {
+        problems.push({
+          message: `${where} (AwsIamForServiceAccount): spec.awsIamRole ${text(role)} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`,
+        });
+        continue;
+      }
+      annotations[AWS_ROLE_ANNOTATION] = role;
+      if (spec.annotateOnly !== true) {
+        problems.push({
+          message: `${where} (AwsIamForServiceAccount): ServiceAccount ${serviceAccount} is annotated, but kfx does not edit IAM: the role's trust policy must allow system:serviceaccount:${namespace}:${serviceAccount} (set spec.annotateOnly: true once it does)`,
+        });
+      }
+    } else {
+      problems.push({
+        message: `${where}: kind ${text(plugin.kind)} is not a plugin kfx applies (WorkloadIdentity, AwsIamForServiceAccount)`,
+      });
+    }
+  }
+  return { annotations, problems };
+}
