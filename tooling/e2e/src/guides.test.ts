@@ -12,13 +12,14 @@ const guides = readdirSync(GUIDES_DIR)
 const index = readFileSync(`${GUIDES_DIR}README.md`, 'utf8');
 
 describe('the migration guides', () => {
-  it('are the six the index lists', () => {
+  it('are the seven the index lists', () => {
     expect(guides).toEqual([
       'from-interlink-nginx.md',
       'from-poddefault-proxy.md',
       'from-proxy-configmap.md',
       'from-scripted-uat-driver.md',
       'from-statcan-profiles-controller.md',
+      'from-upstream-profile-controller.md',
       'from-vsphere-pvc-mutator.md',
     ]);
     for (const guide of guides) expect(index).toContain(`](${guide})`);
