@@ -253,14 +253,15 @@ describe('the chart on a real control plane', () => {
           }
         >(resources.profiles, 'team-rbac');
         const found = profile.status?.conditions?.find((c) => c.type === 'KfxReconciled');
-        return found?.reason === 'Reconciled'
+        // Kubeflow's Profile CRD keeps no reason: the message starts with it.
+        return found?.message?.startsWith('Reconciled:')
           ? { done: true, value: found }
           : { done: false, saw: JSON.stringify(found) };
       },
       { description: 'the Profile reconciled by the chart-RBAC controller', timeoutMs: 60_000 },
     );
     expect(condition.message).toBe(
-      'applied: namespace, quotas, limitrange, rbac, network-policies, proxy-config, templates',
+      'Reconciled: applied: namespace, quotas, limitrange, rbac, network-policies, proxy-config, templates',
     );
     const namespace = await admin.get<KubeObject>(resources.namespaces, 'team-rbac');
     expect(namespace.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');

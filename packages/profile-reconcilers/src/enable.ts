@@ -33,6 +33,7 @@ export function enableReconciler<Config, Prepared>(
     reads: reconciler.reads?.(prepared) ?? [],
     namespaces: reconciler.namespaces?.(prepared) ?? [],
     createOnly: reconciler.createOnly ?? false,
+    adopts: reconciler.adopts,
     desired: (profile, read = EMPTY_VIEW) =>
       reconciler.desired(profile, { config: prepared, read }),
   };

@@ -112,6 +112,12 @@ export interface ProfileReconciler<Config, Prepared = Config> {
    * another controller needs.
    */
   createOnly?: boolean | undefined;
+  /**
+   * For `createOnly` objects: whether an existing object of the name is already one of this
+   * reconciler's (a copy the controller kfx replaces made, marked so by whoever administers the
+   * namespace); it is then taken over. Objects the Profile owns are taken over anyway.
+   */
+  adopts?: ((existing: KubeObject, desired: KubeObject) => boolean) | undefined;
   desired: (profile: Profile, context: DesiredContext<Prepared>) => Desired;
 }
 
@@ -125,6 +131,8 @@ export interface EnabledReconciler {
   namespaces?: NamespaceUse[] | undefined;
   /** Its objects are only created, never taken over (see ProfileReconciler). */
   createOnly?: boolean | undefined;
+  /** Which existing objects of a createOnly reconciler it takes over (see ProfileReconciler). */
+  adopts?: ((existing: KubeObject, desired: KubeObject) => boolean) | undefined;
   desired: (profile: Profile, read?: ReadView) => Desired;
 }
 

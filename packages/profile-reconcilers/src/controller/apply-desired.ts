@@ -109,7 +109,8 @@ const leftAlone = (profile: Profile, desired: DesiredObject) =>
 /**
  * Creates an object that must not exist yet; its fields are then applied as usual. One that
  * exists is taken over only when this Profile owns it (a controller made it for the Profile,
- * such as the controller kfx replaces); anyone else's is left alone.
+ * such as the controller kfx replaces) or the reconciler recognises it as its own (`adopts`);
+ * anyone else's is left alone.
  */
 async function createOnly(
   context: ApplyContext,
@@ -133,7 +134,7 @@ async function createOnly(
         signal: context.signal,
       },
     );
-    if (existing && ownedByThis(existing, profile)) return;
+    if (existing && (ownedByThis(existing, profile) || desired.adopts?.(existing))) return;
     throw new Error(leftAlone(profile, desired), { cause: error });
   }
 }

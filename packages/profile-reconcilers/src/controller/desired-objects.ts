@@ -14,6 +14,8 @@ export interface DesiredObject {
   object: KubeObject;
   /** Only ever created: one kfx did not make is left alone (the reconciler's `createOnly`). */
   createOnly: boolean;
+  /** Whether an existing object of the name is taken over anyway (the reconciler's `adopts`). */
+  adopts: ((existing: KubeObject) => boolean) | undefined;
 }
 
 export interface DesiredSet {
@@ -74,6 +76,8 @@ export function desiredObjects(
           kind,
           object,
           createOnly: reconciler.createOnly ?? false,
+          adopts:
+            reconciler.adopts && ((existing) => reconciler.adopts?.(existing, object) ?? false),
         });
       }
     } catch (error) {

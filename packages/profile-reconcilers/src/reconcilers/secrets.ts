@@ -98,8 +98,13 @@ export const secretsReconciler = defineReconciler<SecretsConfig>({
     { name: config.sourceNamespace, why: 'the Secrets are copied from it', source: true },
   ],
   // A Secret of that name in a Profile namespace is the tenant's own (its pipelines' artifact
-  // credentials, say): a copy never replaces it, nor deletes it later.
+  // credentials, say): a copy never replaces it, nor deletes it later. Unless it says it is a copy
+  // of the same source: the copy another controller made, which the migration marks so.
   createOnly: true,
+  adopts: (existing, desired) => {
+    const source = existing.metadata?.annotations?.[SOURCE_ANNOTATION];
+    return source !== undefined && source === desired.metadata?.annotations?.[SOURCE_ANNOTATION];
+  },
   desired(profile, { config, read }) {
     const namespace = profileNamespace(profile);
     const source = config.sourceNamespace;

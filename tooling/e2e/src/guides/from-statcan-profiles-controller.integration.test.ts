@@ -135,6 +135,8 @@ beforeAll(async () => {
   ] as KubernetesObject[]);
   const [sourceStored] = await applyManifests(kubeconfig, [source]);
   stored.source = sourceStored as V1Secret;
+  // Rollout step 2: the old copies marked as copies, so that kfx takes them over.
+  await runGuideCommands(commandLines(guide.text('mark-copies')), guideOptions());
 
   // The controller runs as the chart's ServiceAccount, with the chart's RBAC and nothing more.
   const rendered = await renderChart(CHARTS.controller, {
