@@ -214,8 +214,8 @@ export class ProfileController {
         }
       }
     });
-    // Status trails the objects: written when the queue has nothing left to apply.
-    await status.run(signal, () => queue.length > 0);
+    // Status is written in each reconcile; this loop only retries the writes that failed.
+    await status.run(signal);
     await queue.shutdown({ drain: false });
     await running;
     this.#queue = undefined;

@@ -1,6 +1,6 @@
 // One reconcile of one Profile: check that the namespace of its name is the Profile's to use
 // (namespace-claim.ts), compute what every reconciler wants, make the namespace's objects match
-// (apply-all.ts), then hand the outcome to the status writer and record Events for repairs. A
+// (apply-all.ts), then write the outcome to the Profile's status and record Events for repairs. A
 // failing reconciler does not stop the others; the reconcile then fails as a whole so that the
 // work queue retries it with backoff.
 import type {
@@ -148,8 +148,10 @@ export async function reconcileProfile(
       message: `${reconciler}: ${error}`,
     });
   }
-  deps.status.submit(profile.metadata?.name ?? '', { outcome, warnings });
-  await Promise.all(events);
+  await Promise.all([
+    deps.status.write(profile.metadata?.name ?? '', { outcome, warnings }, signal),
+    ...events,
+  ]);
   deps.metrics.setState(profile.metadata?.name ?? '', stateOf(outcome));
   if (outcome.errors.size > 0) {
     throw new Error(

@@ -1,10 +1,10 @@
 // Writes the KfxReconciled condition (and the Warning Events that go with a new one) to each
-// Profile, after the objects: reports wait while the work queue is busy, at most `maxDelayMs`,
-// and only the latest report of a Profile is written. Under a burst (a restart with thousands
-// of Profiles, a config change touching all of them) the objects that enforce policy land
-// first and the bookkeeping follows; at rest the queue is idle and status is written at once.
-// Nothing is written when the condition did not change; the patch carries the resourceVersion
-// read, so a Profile changed meanwhile gets a 409 and a retry, never a lost condition.
+// Profile, in the reconcile that applied its objects: the status is written with the objects,
+// not as a tail that trails them by a minute under a burst. A write that fails (a 409 because
+// the Profile changed meanwhile, the API unreachable) is retried from a background loop with
+// backoff, and only each Profile's latest report is kept. Nothing is written when the condition
+// did not change; the patch carries the resourceVersion read, so a Profile changed meanwhile gets
+// a 409 and a retry, never a lost condition.
 import {
   isConflict,
   resources,
@@ -33,7 +33,6 @@ export interface StatusReport {
 
 interface Pending {
   report: StatusReport;
-  since: number;
   notBefore: number;
   failures: number;
 }
@@ -44,8 +43,6 @@ export interface StatusWriterOptions {
   recorder: EventRecorder;
   echoes: Echoes;
   logger: Logger;
-  /** A report waits at most this long for the work queue to be idle. Default 10 s. */
-  maxDelayMs?: number | undefined;
 }
 
 export class StatusWriter {
@@ -59,16 +56,19 @@ export class StatusWriter {
     this.#o = options;
   }
 
-  submit(name: string, report: StatusReport): void {
-    const now = Date.now();
-    const previous = this.#pending.get(name);
-    this.#pending.set(name, {
-      report,
-      since: previous?.since ?? now,
-      notBefore: previous?.notBefore ?? now,
-      failures: previous?.failures ?? 0,
-    });
-    this.#wake?.();
+  /**
+   * Writes the report now (in the caller's reconcile); a failed write is retried later by run().
+   * Never throws but when `signal` aborted.
+   */
+  async write(name: string, report: StatusReport, signal: AbortSignal): Promise<void> {
+    // A newer report supersedes one still waiting for its retry.
+    this.#pending.delete(name);
+    try {
+      await this.#write(name, report, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.#retryLater(name, { report, notBefore: 0, failures: 0 }, error);
+    }
   }
 
   forget(name: string): void {
@@ -76,15 +76,15 @@ export class StatusWriter {
     this.#written.delete(name);
   }
 
-  /** Writes reports until `signal` aborts; `busy` says whether objects are still being applied. */
-  async run(signal: AbortSignal, busy: () => boolean): Promise<void> {
-    const maxDelayMs = this.#o.maxDelayMs ?? 10_000;
+  /** Retries the writes that failed until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
     const onAbort = () => this.#wake?.();
+    // A function, not the property: the loop's condition would narrow it to false.
     const stopped = () => signal.aborted;
     signal.addEventListener('abort', onAbort);
     try {
       while (!signal.aborted) {
-        const due = this.#due(busy(), maxDelayMs);
+        const due = this.#due();
         if (!due) {
           if (this.#pending.size === 0) {
             await new Promise<void>((resolve) => {
@@ -103,13 +103,7 @@ export class StatusWriter {
         } catch (error) {
           if (stopped()) break;
           // Unless a newer report came meanwhile, try this one again after a backoff.
-          if (!this.#pending.has(name)) {
-            const failures = pending.failures + 1;
-            const delay = Math.min(30_000, 100 * 2 ** failures);
-            this.#pending.set(name, { ...pending, failures, notBefore: Date.now() + delay });
-          }
-          const log = isConflict(error) ? 'debug' : 'warn';
-          this.#o.logger[log]({ err: error, profile: name }, 'status not written; will retry');
+          if (!this.#pending.has(name)) this.#retryLater(name, pending, error);
         }
       }
     } finally {
@@ -117,15 +111,19 @@ export class StatusWriter {
     }
   }
 
-  /** The oldest report that may be written now. */
-  #due(busy: boolean, maxDelayMs: number): [string, Pending] | undefined {
+  #retryLater(name: string, pending: Pending, error: unknown): void {
+    const failures = pending.failures + 1;
+    const delay = Math.min(30_000, 100 * 2 ** failures);
+    this.#pending.set(name, { ...pending, failures, notBefore: Date.now() + delay });
+    const log = isConflict(error) ? 'debug' : 'warn';
+    this.#o.logger[log]({ err: error, profile: name }, 'status not written; will retry');
+    this.#wake?.();
+  }
+
+  /** The first report whose retry is due. */
+  #due(): [string, Pending] | undefined {
     const now = Date.now();
-    for (const entry of this.#pending) {
-      const pending = entry[1];
-      if (pending.notBefore <= now && (!busy || now - pending.since >= maxDelayMs)) return entry;
-      // Insertion order is age order: if the oldest is not overdue, none is.
-      if (busy && pending.failures === 0) return undefined;
-    }
+    for (const entry of this.#pending) if (entry[1].notBefore <= now) return entry;
     return undefined;
   }
 
