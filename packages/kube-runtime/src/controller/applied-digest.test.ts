@@ -74,6 +74,31 @@ describe('desiredDigest and appliedDigest', () => {
     expect(appliedDigest(extra, 'kfx-controller')).not.toBe(desiredDigest(desired));
   });
 
+  it('agree however finely ownership is kept: an atomic roleRef is one owned field', () => {
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'default-editor', namespace: 'team-a' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind: 'ServiceAccount', name: 'default-editor', namespace: 'team-a' }],
+    };
+    const liveBinding = {
+      ...binding,
+      metadata: {
+        ...binding.metadata,
+        managedFields: [
+          {
+            manager: 'kfx-controller',
+            operation: 'Apply',
+            fieldsV1: { 'f:roleRef': {}, 'f:subjects': {} },
+          },
+        ],
+      },
+    };
+    expect(whyWrite(binding, liveBinding, 'kfx-controller')).toBeUndefined();
+    expect(appliedDigest(liveBinding, 'kfx-controller')).toBe(desiredDigest(binding));
+  });
+
   it('is null for a manager that never applied the object', () => {
     expect(appliedDigest(live(), 'someone-else')).toBeNull();
   });

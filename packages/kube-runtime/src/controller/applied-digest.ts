@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../client/resources.js';
 import { metadataSkeleton, type SkeletonFields } from '../informer/skeleton.js';
 import { parseQuantity } from '../quantity.js';
-import { applyEntry, desiredLeaves, ownedLeaves } from './managed-fields.js';
+import { applyEntry, ownedLeaves } from './managed-fields.js';
 import {
   comparableFields,
   isPlainObject,
@@ -69,20 +69,42 @@ export const isAppliedSkeleton = (object: KubeObject): object is AppliedSkeleton
 export function appliedDigest(live: KubeObject, fieldManager: string): string | null {
   const entry = applyEntry(live.metadata?.managedFields, fieldManager);
   if (!entry) return null;
-  return digestOf(ownedLeaves(entry.fieldsV1), live as Record<string, unknown>);
+  // The owned fields with their values, as one tree: a field owned whole (an atomic roleRef, a
+  // list) brings its whole value, so the tree does not depend on how finely ownership is kept.
+  const tree: Record<string, unknown> = {};
+  for (const path of ownedLeaves(entry.fieldsV1)) {
+    const value = valueAt(live as Record<string, unknown>, path);
+    if (value !== undefined) setAt(tree, path, value);
+  }
+  return digestOf(tree);
 }
 
 /** The digest a live object has when it holds exactly `desired` (and nothing else is owned). */
 export function desiredDigest(desired: KubeObject): string {
-  const fields = comparableFields(desired as Record<string, unknown>);
-  return digestOf(desiredLeaves(fields), fields);
+  const { metadata, ...rest } = comparableFields(desired as Record<string, unknown>);
+  // Name and namespace identify the object; managedFields never lists them.
+  const owned = Object.fromEntries(
+    Object.entries(isPlainObject(metadata) ? metadata : {}).filter(
+      ([key]) => key !== 'name' && key !== 'namespace',
+    ),
+  );
+  return digestOf(Object.keys(owned).length > 0 ? { ...rest, metadata: owned } : rest);
 }
 
-function digestOf(leaves: Path[], source: Record<string, unknown>): string {
-  const entries = leaves
-    .map((path): [string, unknown] => [path.join('\u0000'), canonical(valueAt(source, path), path)])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url');
+function digestOf(tree: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(tree, [])))
+    .digest('base64url');
+}
+
+function setAt(tree: Record<string, unknown>, path: Path, value: unknown): void {
+  let node = tree;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (isPlainObject(next)) node = next;
+    else node = node[key] = {};
+  }
+  node[path.at(-1) ?? ''] = value;
 }
 
 function valueAt(source: Record<string, unknown>, path: Path): unknown {
@@ -96,8 +118,9 @@ function valueAt(source: Record<string, unknown>, path: Path): unknown {
 
 /**
  * One spelling per value as subsetDifference compares them: quantities by value, object keys in
- * order, absent and null alike. Anything it cannot tell apart exactly (a zero the server
- * dropped) spells differently, which costs a read, never a skipped write.
+ * order, absent and null alike, an object left empty by that absent. Anything it cannot tell
+ * apart exactly (a zero the server dropped) spells differently, which costs a read, never a
+ * skipped write.
  */
 function canonical(value: unknown, path: Path): unknown {
   if (value === undefined || value === null) return null;
