@@ -90,7 +90,13 @@ export {
 export type { RetryOptions } from './client/retry-policy.js';
 export { subsetDifference } from './controller/semantic-equal.js';
 export { metadataSkeleton, type SkeletonFields } from './informer/skeleton.js';
-export { builtInIndexers, Store, type IndexFunc, type ReadonlyStore } from './informer/store.js';
+export {
+  builtInIndexers,
+  Store,
+  type BuiltInIndex,
+  type IndexFunc,
+  type ReadonlyStore,
+} from './informer/store.js';
 export type {
   DeleteOptions,
   ListOptions,

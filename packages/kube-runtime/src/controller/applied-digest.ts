@@ -8,6 +8,7 @@
 // object and decides exactly, and remembers an exact "no write needed" for that version.
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../client/resources.js';
+import { intern } from '../informer/intern.js';
 import { metadataSkeleton, type SkeletonFields } from '../informer/skeleton.js';
 import { parseQuantity } from '../quantity.js';
 import { applyEntry, ownedLeaves } from './managed-fields.js';
@@ -51,10 +52,10 @@ export function appliedSkeleton(
       .filter((owner) => kinds.has(owner.kind))
       .slice(0, MAX_OWNERS)
       .map(({ apiVersion, kind, name, uid, controller }): OwnerReference => ({
-        apiVersion,
-        kind,
-        name,
-        uid,
+        apiVersion: intern(apiVersion),
+        kind: intern(kind),
+        name: intern(name),
+        uid: intern(uid),
         controller,
       }));
     if (owners.length > 0 && kept.metadata) kept.metadata.ownerReferences = owners;

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { objectKey } from '../object-key.js';
 import { WatchInactive, watchOnce } from './informer-watch.js';
 import type { KubeObject, ResourceRef } from '../client/resources.js';
-import { Store, type IndexFunc, type ReadonlyStore } from './store.js';
+import { Store, type BuiltInIndex, type IndexFunc, type ReadonlyStore } from './store.js';
 import type { Selectors } from '../client/verbs.js';
 import { messageOf } from '../message-of.js';
 
@@ -22,6 +22,8 @@ export interface InformerOptions<T> extends Selectors {
   resyncMs?: number | undefined;
   /** Extra indexes beside the built-in `namespace` and `owner` (owner uid). */
   indexers?: Record<string, IndexFunc<T>> | undefined;
+  /** The built-in indexes kept (each costs memory per object). Default both. */
+  builtInIndexes?: readonly BuiltInIndex[] | undefined;
   /** Restart a watch that brought no event or bookmark for this long. Default 3 min. */
   inactivityTimeoutMs?: number | undefined;
   /** Reconnect backoff. Default 500 ms doubling to 30 s, ±20 % jitter. */
@@ -77,9 +79,13 @@ export class Informer<T extends KubeObject> {
     this.name = options.name ?? defaultName(ref, options);
     this.#logger = (options.logger ?? client.logger).child({ informer: this.name });
     this.#handlers = new HandlerSet<T>(this.#logger);
-    this.#store = new Store<T>(options.indexers ?? {}, (index, key, error) => {
-      this.#logger.error({ err: error, index, key }, 'index function threw');
-    });
+    this.#store = new Store<T>(
+      options.indexers ?? {},
+      (index, key, error) => {
+        this.#logger.error({ err: error, index, key }, 'index function threw');
+      },
+      options.builtInIndexes,
+    );
     this.#metrics = informerMetrics(options.registry ?? client.registry, this.name);
   }
 

@@ -1,7 +1,9 @@
 // An informer `transform` that keeps only the identity of an object and the metadata a controller
 // reads (named annotations and labels, optionally its owners): a cache of every Pod or namespace
-// in a cluster then costs a few hundred bytes per object instead of the whole object.
+// in a cluster then costs a few hundred bytes per object instead of the whole object, the more so
+// as the strings many objects repeat are kept once (intern.ts).
 import type { KubeObject } from '../client/resources.js';
+import { intern } from './intern.js';
 
 export interface SkeletonFields {
   /** Annotation keys to keep (the others are dropped). */
@@ -14,7 +16,7 @@ export interface SkeletonFields {
 
 const pick = (from: Record<string, string> | undefined, keys: readonly string[] | undefined) =>
   keys && from
-    ? Object.fromEntries(keys.flatMap((k) => (from[k] === undefined ? [] : [[k, from[k]]])))
+    ? Object.fromEntries(keys.flatMap((k) => (from[k] === undefined ? [] : [[k, intern(from[k])]])))
     : undefined;
 
 /** `transform` for createInformer: name, namespace, uid, resourceVersion, deletion and `fields`. */
@@ -24,11 +26,11 @@ export function metadataSkeleton(fields: SkeletonFields = {}): (object: KubeObje
     const annotations = pick(meta?.annotations, fields.annotations);
     const labels = pick(meta?.labels, fields.labels);
     return {
-      apiVersion: object.apiVersion,
-      kind: object.kind,
+      apiVersion: intern(object.apiVersion),
+      kind: intern(object.kind),
       metadata: {
-        name: meta?.name,
-        namespace: meta?.namespace,
+        name: intern(meta?.name),
+        namespace: intern(meta?.namespace),
         uid: meta?.uid,
         resourceVersion: meta?.resourceVersion,
         deletionTimestamp: meta?.deletionTimestamp,

@@ -83,3 +83,25 @@ describe('Store', () => {
     );
   });
 });
+
+describe('Store indexes', () => {
+  it('keep one, two and three objects under a value, and forget them one by one', () => {
+    const store = new Store<ConfigMap>();
+    for (const name of ['a', 'b', 'c']) store.set(cm('team-a', name, 'team-a'));
+    expect(names(store.byIndex('owner', 'uid-team-a'))).toEqual(['a', 'b', 'c']);
+    store.delete('team-a/b');
+    expect(names(store.byIndex('owner', 'uid-team-a'))).toEqual(['a', 'c']);
+    store.delete('team-a/a');
+    expect(names(store.byIndex('owner', 'uid-team-a'))).toEqual(['c']);
+    store.set(cm('team-a', 'c', 'team-b'));
+    expect(store.byIndex('owner', 'uid-team-a')).toEqual([]);
+    expect(names(store.byIndex('owner', 'uid-team-b'))).toEqual(['c']);
+  });
+
+  it('keep only the built-in indexes asked for', () => {
+    const store = new Store<ConfigMap>({}, undefined, ['owner']);
+    store.set(cm('team-a', 'quotas', 'team-a'));
+    expect(names(store.byIndex('owner', 'uid-team-a'))).toEqual(['quotas']);
+    expect(() => store.byIndex('namespace', 'team-a')).toThrow('no index named "namespace"');
+  });
+});

@@ -1,5 +1,7 @@
 // The informer's in-memory cache: objects by `namespace/name` key, plus indexes that answer
-// "which objects have this value" without a scan (by namespace and by owner uid built in).
+// "which objects have this value" without a scan (by namespace and by owner uid built in). An
+// index value held by one object (an owner's uid, most often) is kept as that object's key, not
+// as a set of one: a cache of 80,000 objects would otherwise spend megabytes on sets.
 import { objectKey } from '../object-key.js';
 import type { KubeObject } from '../client/resources.js';
 
@@ -24,18 +26,26 @@ export const builtInIndexers = {
 
 const ignore = (): void => undefined;
 
+export type BuiltInIndex = keyof typeof builtInIndexers;
+
+/** One key, or the keys, of the objects an index value names. */
+type Keys = string | Set<string>;
+
 export class Store<T extends KubeObject> implements ReadonlyStore<T> {
   readonly #objects = new Map<string, T>();
   readonly #indexers: Record<string, IndexFunc<T>>;
   /** index name → value → keys */
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  readonly #indexes = new Map<string, Map<string, Keys>>();
 
   constructor(
     indexers: Record<string, IndexFunc<T>> = {},
     /** Told when an index function throws; the object is then missing from that index only. */
     private readonly onIndexError: (index: string, key: string, error: unknown) => void = ignore,
+    /** The built-in indexes kept. Default both. */
+    builtIn: readonly BuiltInIndex[] = ['namespace', 'owner'],
   ) {
-    this.#indexers = { ...builtInIndexers, ...indexers };
+    const kept = Object.fromEntries(builtIn.map((name) => [name, builtInIndexers[name]]));
+    this.#indexers = { ...kept, ...indexers };
     for (const name of Object.keys(this.#indexers)) this.#indexes.set(name, new Map());
   }
 
@@ -63,9 +73,9 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
       );
     }
     const keys = values.get(value);
-    if (!keys) return [];
+    if (keys === undefined) return [];
     const found: T[] = [];
-    for (const key of keys) {
+    for (const key of typeof keys === 'string' ? [keys] : keys) {
       const object = this.#objects.get(key);
       if (object) found.push(object);
     }
@@ -96,9 +106,10 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
       const values = this.#indexes.get(name);
       if (!values) continue;
       for (const value of this.#valuesOf(name, indexer, key, object)) {
-        let keys = values.get(value);
-        if (!keys) values.set(value, (keys = new Set()));
-        keys.add(key);
+        const keys = values.get(value);
+        if (keys === undefined || keys === key) values.set(value, key);
+        else if (typeof keys === 'string') values.set(value, new Set([keys, key]));
+        else keys.add(key);
       }
     }
   }
@@ -109,8 +120,13 @@ export class Store<T extends KubeObject> implements ReadonlyStore<T> {
       if (!values) continue;
       for (const value of this.#valuesOf(name, indexer, key, object)) {
         const keys = values.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) values.delete(value);
+        if (keys === key) values.delete(value);
+        else if (typeof keys === 'object') {
+          keys.delete(key);
+          const [last, ...more] = keys;
+          if (last === undefined) values.delete(value);
+          else if (more.length === 0) values.set(value, last);
+        }
       }
     }
   }

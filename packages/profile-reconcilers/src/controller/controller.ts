@@ -106,11 +106,14 @@ export class ProfileController {
       labelSelector: this.#selectorQuery,
       // Profiles are never applied, only read and status-patched.
       transform: withoutManagedFields,
+      // Read by name only.
+      builtInIndexes: [],
     });
     this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
       ...common,
       resyncMs: 0,
       transform: namespaceSkeleton,
+      builtInIndexes: [],
     });
   }
 

@@ -84,6 +84,8 @@ export class OwnedKinds {
           const informer = createInformer<KubeObject>(client, ref, {
             labelSelector: MANAGED_SELECTOR,
             transform,
+            // prune.ts finds a Profile's objects by owner; nothing asks by namespace.
+            builtInIndexes: ['owner'],
             // The Profile informer's resync revisits every Profile; these need none of their own.
             resyncMs: 0,
             name: `${ref.resource}${ref.group ? `.${ref.group}` : ''} (kfx-managed)`,

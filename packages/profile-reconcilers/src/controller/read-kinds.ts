@@ -84,6 +84,8 @@ export class ReadKinds {
               namespace: ref.namespaced ? namespace : undefined,
               resyncMs: 0,
               transform,
+              // The view lists them by namespace; nothing asks by owner.
+              builtInIndexes: ['namespace'],
               name: `${ref.resource}${ref.group ? `.${ref.group}` : ''}${where} (read)`,
               logger: options.logger,
               registry: options.registry,
