@@ -23,6 +23,8 @@ const appSchema = z.strictObject({
   /** The Profiles this controller reconciles (validated by @kfx/profile-reconcilers). */
   profileSelector: z.unknown().optional(),
   workers: z.number().int().min(1).max(64).default(8),
+  /** Profiles reconciled at most (the newest wait); default what the heap holds. */
+  maxProfiles: z.number().int().positive().optional(),
   resyncSeconds: seconds(600),
   fieldManager: z.string().min(1).max(128).default('kfx-controller'),
   /** Namespaces no Profile may use (kube-*, default and the controller's own always). */

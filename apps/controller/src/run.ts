@@ -67,6 +67,7 @@ export async function startController(options: RunOptions): Promise<RunningContr
       // No Profile may take the controller's own namespace.
       protectedNamespaces: [...config.protectedNamespaces, namespace],
       profileSelector: config.profileSelector,
+      maxProfiles: config.maxProfiles,
     },
   });
   const audit = config.proxyInjectionAudit.enabled

@@ -26,7 +26,8 @@ import type { EnabledReconciler } from '../reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { OwnedKinds, withoutManagedFields } from './owned-kinds.js';
 import { ReadKinds } from './read-kinds.js';
-import { reconcileProfile, type ReconcileDeps } from './reconcile-profile.js';
+import { Capacity, profilesHeld } from './capacity.js';
+import { reconcileProfile, waitForCapacity, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
 import { NamespaceGuard } from './namespace-claim.js';
 import { StatusWriter } from './status-writer.js';
@@ -54,6 +55,11 @@ export interface ProfileControllerConfig {
    * Profile. A Profile that stops matching is left alone, its objects kept.
    */
   profileSelector?: ProfileSelector | undefined;
+  /**
+   * Profiles reconciled at most; the others (the newest) wait with a condition saying why.
+   * Default: what the heap holds (capacity.ts), so that more Profiles never run it out of memory.
+   */
+  maxProfiles?: number | undefined;
 }
 
 export interface ProfileControllerOptions {
@@ -74,6 +80,7 @@ export class ProfileController {
   readonly #echoes = new Echoes();
   readonly #guard: NamespaceGuard;
   readonly #selectorQuery: string | undefined;
+  readonly #capacity: Capacity;
   #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
   #reads: ReadKinds | undefined;
@@ -109,6 +116,11 @@ export class ProfileController {
       // Read by name only.
       builtInIndexes: [],
     });
+    this.#capacity = new Capacity(
+      this.profiles.store,
+      options.config.maxProfiles ?? profilesHeld(),
+    );
+    this.#metrics.setCapacity(this.#capacity.max);
     this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
       ...common,
       resyncMs: 0,
@@ -151,6 +163,16 @@ export class ProfileController {
         },
       },
     );
+    // Who is over capacity changes with the set of Profiles; a freed place goes to a waiting one.
+    this.profiles.on('add', () => {
+      this.#capacity.changed();
+    });
+    this.profiles.on('delete', () => {
+      // The store has let the Profile go already: it was over capacity if it still is at it.
+      const waited = this.profiles.store.size >= this.#capacity.max;
+      this.#capacity.changed();
+      if (waited) for (const name of this.profiles.store.keys()) this.#queue?.add(name);
+    });
     for (const informer of this.informers) informer.start();
     await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
     this.#logger.info(
@@ -207,6 +229,10 @@ export class ProfileController {
     const running = queue.run(async (name, context) => {
       const profile = this.profiles.store.get(name);
       if (!profile || profile.metadata?.deletionTimestamp) return;
+      if (!this.#capacity.admits(name)) {
+        await waitForCapacity(deps, profile, this.#capacity.message(), context.signal);
+        return;
+      }
       try {
         await reconcileProfile(deps, profile, context.signal, context.logger);
       } finally {

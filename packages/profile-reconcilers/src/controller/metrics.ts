@@ -9,6 +9,7 @@ export class ControllerMetrics {
   readonly #profiles: Gauge<'state'>;
   readonly #writes: Counter<'kind' | 'action'>;
   readonly #states = new Map<string, ProfileState>();
+  readonly #capacity: Gauge;
 
   constructor(registry: Registry) {
     this.#profiles =
@@ -28,7 +29,18 @@ export class ControllerMetrics {
         labelNames: ['kind', 'action'],
         registers: [registry],
       });
+    this.#capacity =
+      (registry.getSingleMetric('kfx_profile_controller_capacity_profiles') as Gauge | undefined) ??
+      new Gauge({
+        name: 'kfx_profile_controller_capacity_profiles',
+        help: 'Profiles this controller reconciles at most (maxProfiles); the others wait',
+        registers: [registry],
+      });
     for (const state of STATES) this.#profiles.set({ state }, 0);
+  }
+
+  setCapacity(profiles: number): void {
+    this.#capacity.set(profiles);
   }
 
   setState(profile: string, state: ProfileState | undefined): void {

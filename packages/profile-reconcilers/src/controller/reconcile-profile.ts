@@ -159,3 +159,21 @@ export async function reconcileProfile(
     );
   }
 }
+
+/** A Profile past the controller's capacity: nothing applied, and its condition says why. */
+export async function waitForCapacity(
+  deps: ReconcileDeps,
+  profile: Profile,
+  message: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const outcome: Outcome = {
+    applied: [],
+    problems: [],
+    errors: new Map(),
+    waiting: { reason: 'ControllerFull', message },
+  };
+  const name = profile.metadata?.name ?? '';
+  await deps.status.write(name, { outcome, warnings: [] }, signal);
+  deps.metrics.setState(name, stateOf(outcome));
+}

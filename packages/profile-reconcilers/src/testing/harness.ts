@@ -48,6 +48,8 @@ export async function runController(
     fieldManager?: string;
     /** Where the controller logs (default: the client's, silent). */
     logger?: Logger;
+    /** Profiles reconciled at most (default: what the heap holds). */
+    maxProfiles?: number;
   } = {},
 ): Promise<Running> {
   const client = testClient(env);
@@ -60,6 +62,7 @@ export async function runController(
       protectedNamespaces: options.protectedNamespaces,
       profileSelector: options.profileSelector,
       fieldManager: options.fieldManager,
+      maxProfiles: options.maxProfiles,
     },
   });
   await controller.start();
