@@ -7,7 +7,8 @@
 // devDependency), then hands over to a pnpm script: pnpm puts node_modules/.bin first on
 // PATH, so that script, turbo and every package script run on Node 24.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -167,5 +168,15 @@ if (!installed?.startsWith('v24.')) {
 }
 step(`Running "${script}" on Node ${installed}`);
 const path = `${bin}${process.platform === 'win32' ? ';' : ':'}${process.env.PATH ?? ''}`;
+// What the tests leave in the temp folder (every kfx test folder starts with `kfx-`): a machine
+// that runs them again and again must not fill up, so anything new is listed at the end.
+const kfxTemp = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('kfx-')));
+const tempBefore = kfxTemp();
 took = run(join(bin, 'pnpm'), ['run', script, ...extra], { ...clean, PATH: path });
 console.log(`✓ ${which} finished in ${took}`);
+const left = [...kfxTemp()].filter((name) => !tempBefore.has(name));
+if (which === 'test' && left.length > 0) {
+  console.log(
+    `! the tests left ${left.length} folder(s) in ${tmpdir()}: ${left.sort().join(', ')}`,
+  );
+}
