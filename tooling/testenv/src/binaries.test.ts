@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binaryCacheDir, lookUpBinaries } from './binaries.js';
+import { binaryCacheDir, goModuleDir, lookUpBinaries } from './binaries.js';
 
 describe('lookUpBinaries', () => {
   it('takes binaries from KUBEBUILDER_ASSETS and lists the rest as missing', () => {
@@ -27,5 +27,24 @@ describe('lookUpBinaries', () => {
   it('keys the cache folder by the Go module, under KFX_CACHE_DIR', () => {
     const dir = binaryCacheDir({ KFX_CACHE_DIR: '/cache' });
     expect(dir).toMatch(/^\/cache\/control-plane\/[0-9a-f]{16}$/);
+  });
+
+  it('keys another minor’s module by its own files, and never takes its binaries from KUBEBUILDER_ASSETS', () => {
+    // One folder is both the other module (go.mod, go.sum) and KUBEBUILDER_ASSETS.
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-minor-'));
+    try {
+      writeFileSync(join(dir, 'go.mod'), 'module kfx.dev/older\n');
+      writeFileSync(join(dir, 'go.sum'), '');
+      writeFileSync(join(dir, 'kube-apiserver'), '#!/bin/sh\n');
+      chmodSync(join(dir, 'kube-apiserver'), 0o755);
+      const env = { KFX_CACHE_DIR: join(dir, 'cache'), KUBEBUILDER_ASSETS: dir };
+      expect(binaryCacheDir(env, dir)).not.toBe(binaryCacheDir(env, goModuleDir));
+      expect(lookUpBinaries(['kube-apiserver'], env, dir).missing).toEqual(['kube-apiserver']);
+      expect(lookUpBinaries(['kube-apiserver'], env).found['kube-apiserver']).toBe(
+        join(dir, 'kube-apiserver'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,8 @@
 // Where the control-plane binaries come from: KUBEBUILDER_ASSETS when it holds them, otherwise a
 // cache folder keyed by the hash of the wrapper Go module (go.mod + go.sum), built on first need.
+// The oldest Kubernetes minor's binaries come from a wrapper module of their own (minors.ts).
 import { createHash } from 'node:crypto';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,10 +35,15 @@ function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 /** The files whose content decides what is built: the module's versions and its own command. */
 const SOURCES = ['go.mod', 'go.sum', 'cmd/fetch/main.go'];
 
-/** The folder for this exact set of module versions. */
-export function binaryCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+/** The folder for this exact set of module versions (of `moduleDir`, by default the newest). */
+export function binaryCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  moduleDir: string = goModuleDir,
+): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES) hash.update(readFileSync(join(goModuleDir, file)));
+  for (const file of SOURCES.filter((f) => existsSync(join(moduleDir, f)))) {
+    hash.update(readFileSync(join(moduleDir, file)));
+  }
   return join(cacheRoot(env), 'control-plane', hash.digest('hex').slice(0, 16));
 }
 
@@ -58,19 +64,21 @@ export interface BinaryLookup {
   cacheDir: string;
 }
 
-/** Finds each binary in KUBEBUILDER_ASSETS first, then in the cache. Builds nothing. */
+/**
+ * Finds each binary in KUBEBUILDER_ASSETS first, then in the cache of `moduleDir`. Builds nothing.
+ * KUBEBUILDER_ASSETS stands for the newest module only: its binaries' version is not known here.
+ */
 export function lookUpBinaries(
   names: readonly BinaryName[] = BINARY_NAMES,
   env: NodeJS.ProcessEnv = process.env,
+  moduleDir: string = goModuleDir,
 ): BinaryLookup {
-  const cacheDir = binaryCacheDir(env);
+  const cacheDir = binaryCacheDir(env, moduleDir);
+  const assets = moduleDir === goModuleDir ? env.KUBEBUILDER_ASSETS : undefined;
   const found: Partial<BinaryPaths> = {};
   const missing: BinaryName[] = [];
   for (const name of names) {
-    const candidates = [
-      ...(env.KUBEBUILDER_ASSETS ? [join(env.KUBEBUILDER_ASSETS, name)] : []),
-      join(cacheDir, 'bin', name),
-    ];
+    const candidates = [...(assets ? [join(assets, name)] : []), join(cacheDir, 'bin', name)];
     const path = candidates.find(isExecutable);
     if (path) found[name] = path;
     else missing.push(name);

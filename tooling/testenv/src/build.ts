@@ -95,11 +95,11 @@ const goEnv = (): NodeJS.ProcessEnv => ({
   GOFLAGS: '-mod=readonly',
 });
 
-function moduleVersions(): Map<string, string> {
+function moduleVersions(moduleDir: string): Map<string, string> {
   let out: string;
   try {
     out = execFileSync('go', ['list', '-m', '-f', '{{.Path}} {{.Version}}', 'all'], {
-      cwd: goModuleDir,
+      cwd: moduleDir,
       env: goEnv(),
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
@@ -136,6 +136,7 @@ function goBuild(
   version: string,
   output: string,
   progress: Progress,
+  moduleDir: string,
 ): Promise<void> {
   const target = TARGETS[name];
   const args = [
@@ -149,7 +150,7 @@ function goBuild(
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, {
-      cwd: goModuleDir,
+      cwd: moduleDir,
       env: goEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -206,7 +207,8 @@ function recordBuild(cacheDir: string, timings: Record<string, number>): void {
 }
 
 /**
- * Returns the path of every requested binary, building the missing ones into the cache.
+ * Returns the path of every requested binary, building the missing ones into the cache of
+ * `moduleDir` (the newest wrapper module unless an older minor's is given: minors.ts).
  * Concurrent callers (parallel test processes) wait for one build instead of racing.
  */
 export async function ensureBinaries(
@@ -214,16 +216,18 @@ export async function ensureBinaries(
   progress: Progress = (line) => {
     process.stderr.write(`${line}\n`);
   },
+  moduleDir: string = goModuleDir,
 ): Promise<Pick<BinaryPaths, (typeof names)[number]>> {
-  const first = lookUpBinaries(names);
+  const first = lookUpBinaries(names, process.env, moduleDir);
   if (first.missing.length === 0) return first.found as BinaryPaths;
 
   const binDir = join(first.cacheDir, 'bin');
   mkdirSync(binDir, { recursive: true });
   return withDirectoryLock(`${first.cacheDir}.lock`, progress, async () => {
-    const { found, missing } = lookUpBinaries(names); // another process may have built them
+    // Another process may have built them.
+    const { found, missing } = lookUpBinaries(names, process.env, moduleDir);
     if (missing.length === 0) return found as BinaryPaths;
-    const versions = moduleVersions();
+    const versions = moduleVersions(moduleDir);
     const all = Date.now();
     const timings: Record<string, number> = {};
     progress(
@@ -236,7 +240,7 @@ export async function ensureBinaries(
       progress(`[${i + 1}/${missing.length}] building ${name} from ${target.module} ${version}`);
       const partial = join(binDir, `.${name}.partial-${process.pid}`);
       try {
-        await goBuild(name, version, partial, progress);
+        await goBuild(name, version, partial, progress, moduleDir);
         renameSync(partial, join(binDir, name));
       } finally {
         rmSync(partial, { force: true });

@@ -1,16 +1,27 @@
 // kfx-testenv: build the control-plane binaries ahead of the tests, or start a control plane
 // to explore by hand.
-//   kfx-testenv binaries        build what is missing, print where each binary is
-//   kfx-testenv start [--kwok]  start one and keep it until Ctrl-C
+//   kfx-testenv binaries [--minor oldest]        build what is missing, print where each binary is
+//   kfx-testenv start [--full] [--minor oldest]  start one and keep it until Ctrl-C
 import { parseArgs } from 'node:util';
 import { BINARY_NAMES } from './binaries.js';
-import { BinaryBuildError, ensureBinaries } from './build.js';
+import { BinaryBuildError } from './build.js';
 import { startControlPlane } from './control-plane.js';
+import {
+  ensureMinorBinaries,
+  kubernetesMinor,
+  NEWEST_MINOR,
+  OLDEST_MINOR,
+  ownBinaries,
+} from './minors.js';
 
 const usage = `Usage:
   kfx-testenv binaries          build the missing control-plane binaries; print their paths
   kfx-testenv start [--full]    start etcd + kube-apiserver (--full: also controller-manager,
                                 scheduler and kwok) and keep them running until Ctrl-C
+
+  --minor M   Kubernetes ${NEWEST_MINOR} (newest, the default) or ${OLDEST_MINOR} (oldest); default
+              $KFX_KUBERNETES_MINOR. \`binaries --minor ${OLDEST_MINOR}\` builds only what that
+              minor does not share with the newest (apiserver, controller-manager, scheduler).
 
 Binaries come from KUBEBUILDER_ASSETS when it holds them, else from a cache under
 \${XDG_CACHE_HOME:-~/.cache}/kfx (or KFX_CACHE_DIR), built with Go on first need.
@@ -23,25 +34,32 @@ const log = (line: string) => {
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { full: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      full: { type: 'boolean' },
+      minor: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command] = positionals;
   if (values.help || !command) {
     process.stdout.write(usage);
     return values.help ? 0 : 2;
   }
+  const minor = kubernetesMinor(values.minor);
   if (command === 'binaries') {
-    const paths = await ensureBinaries(BINARY_NAMES, log);
-    for (const name of BINARY_NAMES) process.stdout.write(`${name}\t${paths[name]}\n`);
+    const names = ownBinaries(minor, BINARY_NAMES);
+    const paths = await ensureMinorBinaries(names, minor, log);
+    for (const name of names) process.stdout.write(`${name}\t${paths[name]}\n`);
     return 0;
   }
   if (command === 'start') {
     const env = await startControlPlane({
       components: values.full ? ['controller-manager', 'scheduler', 'kwok'] : [],
       progress: log,
+      kubernetesMinor: minor,
     });
     process.stdout.write(
-      `Control plane ready at ${env.server}\n  export KUBECONFIG=${env.kubeconfigPath}\nCtrl-C stops it.\n`,
+      `Control plane (Kubernetes ${env.kubernetesVersion}) ready at ${env.server}\n  export KUBECONFIG=${env.kubeconfigPath}\nCtrl-C stops it.\n`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

@@ -5,14 +5,20 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ensureBinaries, type Progress } from './build.js';
+import { CoreV1Api, VersionApi, type KubeConfig } from '@kubernetes/client-node';
+import type { Progress } from './build.js';
 import { binaryCacheDir, type BinaryName } from './binaries.js';
 import { fakeNode, kwokConfigYaml } from './kwok.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { applyManifests, CRDS, installCrds } from './objects.js';
 import { writePki, SERVICE_CIDR } from './pki.js';
 import { waitUntilHealthy, type ClientTls } from './health.js';
+import {
+  ensureMinorBinaries,
+  kubernetesMinor,
+  NEWEST_MINOR,
+  type KubernetesMinor,
+} from './minors.js';
 import { freePort } from './ports.js';
 import { startProcess, startReaper, type ManagedProcess } from './processes.js';
 import { waitFor } from './wait.js';
@@ -43,11 +49,18 @@ export interface ControlPlaneOptions {
   progress?: Progress;
   /** Seconds to wait for each component. Default 60. */
   startTimeoutSeconds?: number;
+  /**
+   * The Kubernetes minor of kube-apiserver, controller-manager and scheduler: `newest`,
+   * `oldest` or the minor itself. Default: $KFX_KUBERNETES_MINOR, else the newest.
+   */
+  kubernetesMinor?: KubernetesMinor | 'newest' | 'oldest' | undefined;
 }
 
 export interface ControlPlane {
   /** https://127.0.0.1:<port> */
   server: string;
+  /** The API server's version as it reports it (`/version`), e.g. `v1.37.1`. */
+  kubernetesVersion: string;
   /** Admin (system:masters) credentials, embedded. */
   kubeConfig: KubeConfig;
   kubeconfigPath: string;
@@ -88,6 +101,12 @@ export class NodeUnavailableError extends Error {
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const components = new Set(options.components ?? []);
   const withNode = components.has('node');
+  const minor = kubernetesMinor(options.kubernetesMinor);
+  if (withNode && minor !== NEWEST_MINOR) {
+    throw new NodeUnavailableError(
+      `the real node runs Kubernetes ${NEWEST_MINOR} only (a kubelet must not be newer than its API server, ${minor} here)`,
+    );
+  }
   if (withNode) {
     const support = realNodeSupport();
     if (!support.available) throw new NodeUnavailableError(support.reason ?? 'unknown');
@@ -101,7 +120,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (components.has('scheduler')) needed.push('kube-scheduler');
   if (components.has('kwok')) needed.push('kwok');
   if (withNode) needed.push('kubelet', 'fetch');
-  const bin = await ensureBinaries(needed, progress);
+  const bin = await ensureMinorBinaries(needed, minor, progress);
 
   const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
   startReaper(dir);
@@ -202,6 +221,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       clientKey: pki.admin.key,
     });
     const core = kubeConfig.makeApiClient(CoreV1Api);
+    const { gitVersion: kubernetesVersion } = await kubeConfig.makeApiClient(VersionApi).getCode();
     await waitFor(
       async () => {
         const ns = await core.readNamespace({ name: 'default' });
@@ -321,6 +341,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     let stopped = false;
     return {
       server,
+      kubernetesVersion,
       kubeConfig,
       kubeconfigPath,
       caCert: pki.ca.cert,

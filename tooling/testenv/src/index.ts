@@ -20,6 +20,16 @@ export {
   type ControlPlaneOptions,
   type OptionalComponent,
 } from './control-plane.js';
+export {
+  atLeastMinor,
+  ensureMinorBinaries,
+  kubernetesMinor,
+  MINOR_VARIABLE,
+  NEWEST_MINOR,
+  OLDEST_MINOR,
+  OLDEST_MINOR_BINARIES,
+  type KubernetesMinor,
+} from './minors.js';
 export { startEgress, type Egress, type EgressOptions } from './node/egress.js';
 export {
   parseAccessLog,

@@ -24,10 +24,15 @@ export interface SharedControlPlaneInfo {
   kubeconfigPath: string;
   caCert: string;
   components: readonly string[];
+  /** The API server's version, e.g. `v1.30.14`. */
+  kubernetesVersion: string;
 }
 
 /** The options a package chooses for its shared plane (what its files need from it). */
-export type SharedControlPlaneOptions = Pick<ControlPlaneOptions, 'components' | 'nodes'>;
+export type SharedControlPlaneOptions = Pick<
+  ControlPlaneOptions,
+  'components' | 'nodes' | 'kubernetesMinor'
+>;
 
 /** Starts the shared plane; for the global set-up, which stops it after the last file. */
 export async function startSharedControlPlane(
@@ -40,6 +45,7 @@ export async function startSharedControlPlane(
       kubeconfigPath: env.kubeconfigPath,
       caCert: env.caCert,
       components: options.components ?? [],
+      kubernetesVersion: env.kubernetesVersion,
     },
     stop: () => env.stop(),
   };
@@ -53,6 +59,8 @@ export interface SharedControlPlane {
   caCert: string;
   /** Created for this file (`<label>-<random>`), labelled `kfx.dev/test-file: <label>`. */
   namespace: string;
+  /** The API server's version, e.g. `v1.30.14`. */
+  kubernetesVersion: string;
   /**
    * Labels that mark a namespace as this file's (every namespace `createNamespace` makes has
    * them): add them to a namespace the file creates itself, so `scope` selects it too.
@@ -114,6 +122,7 @@ export async function useSharedControlPlane(
     kubeConfig,
     kubeconfigPath: info.kubeconfigPath,
     caCert: info.caCert,
+    kubernetesVersion: info.kubernetesVersion,
     namespace,
     namespaceLabels,
     scope: (selector = {}) => ({
