@@ -46,8 +46,10 @@ for (const group of ['packages', 'apps', 'tooling']) {
       }
       for (const test of results) {
         if (test.status !== 'failed') continue;
+        // Tests of the integration-oldest project run a second time on the oldest minor.
+        const minor = test.meta?.kubernetesMinor === 'oldest' ? ' (oldest Kubernetes minor)' : '';
         failures.push(
-          `${where} > ${test.fullName ?? test.title}: ${firstLine(test.failureMessages)}`,
+          `${where}${minor} > ${test.fullName ?? test.title}: ${firstLine(test.failureMessages)}`,
         );
       }
     }

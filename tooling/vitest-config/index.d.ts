@@ -6,6 +6,8 @@ export interface SharedControlPlaneOptions {
   components?: ('controller-manager' | 'scheduler' | 'kwok')[];
   /** Fake nodes kwok manages. */
   nodes?: number;
+  /** Set by kfxTest for each integration project: the newest or the oldest supported minor. */
+  kubernetesMinor?: 'newest' | 'oldest';
 }
 
 /** The shared plane as test files receive it: `inject('kfxControlPlane')`. */
@@ -14,6 +16,8 @@ export interface SharedControlPlaneInfo {
   kubeconfigPath: string;
   caCert: string;
   components: readonly string[];
+  /** The API server's version, e.g. `v1.30.14`. */
+  kubernetesVersion: string;
 }
 
 export interface KfxTestOptions {
@@ -23,7 +27,13 @@ export interface KfxTestOptions {
    * Start one control plane for the package's integration run, with these components; files
    * join it with @kfx/testenv's `useSharedControlPlane(inject('kfxControlPlane'), label)`.
    */
-  controlPlane?: SharedControlPlaneOptions;
+  controlPlane?: Omit<SharedControlPlaneOptions, 'kubernetesMinor'>;
+  /**
+   * Integration files (paths or globs from the package) that also run on the oldest
+   * Kubernetes minor kfx supports, as the project `integration-oldest`: those that touch APIs
+   * that differ between minors. Their control planes (the shared one too) run that minor.
+   */
+  oldestMinor?: string[];
 }
 
 export declare function kfxTest(options?: KfxTestOptions): ViteUserConfig;

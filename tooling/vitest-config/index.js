@@ -4,6 +4,9 @@
 //   cores do not run several well at once). With `controlPlane`, one plane serves the package's
 //   run (control-plane-setup.js) and each file works in a namespace of its own; a file that must
 //   own a plane starts one itself.
+// - integration-oldest: the files a package names in `oldestMinor` (those touching APIs that
+//   differ between Kubernetes minors) once more, on the oldest minor kfx supports
+//   (KFX_KUBERNETES_MINOR=oldest, read by @kfx/testenv), never beside another project's files.
 // Every run writes .reports/vitest.json, which .ci/run sums into "N passed, N failed".
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
@@ -12,13 +15,21 @@ const integration = '**/*.integration.test.ts';
 
 /** @param {import('./index.d.ts').KfxTestOptions} [options] */
 export function kfxTest(options = {}) {
-  const { integrationTimeoutMs = 180_000, controlPlane } = options;
-  const shared = controlPlane
-    ? {
-        globalSetup: [fileURLToPath(new URL('./control-plane-setup.js', import.meta.url))],
-        provide: { kfxControlPlaneOptions: controlPlane },
-      }
-    : {};
+  const { integrationTimeoutMs = 180_000, controlPlane, oldestMinor = [] } = options;
+  /** @param {'newest' | 'oldest'} minor */
+  const shared = (minor) =>
+    controlPlane
+      ? {
+          globalSetup: [fileURLToPath(new URL('./control-plane-setup.js', import.meta.url))],
+          provide: { kfxControlPlaneOptions: { ...controlPlane, kubernetesMinor: minor } },
+        }
+      : {};
+  const integrationProject = {
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    fileParallelism: false,
+    testTimeout: integrationTimeoutMs,
+    hookTimeout: integrationTimeoutMs,
+  };
   return defineConfig({
     resolve: { conditions: ['@kfx/source'] },
     ssr: { resolve: { conditions: ['@kfx/source'] } },
@@ -39,13 +50,28 @@ export function kfxTest(options = {}) {
           test: {
             name: 'integration',
             include: [integration],
-            exclude: ['**/node_modules/**', '**/dist/**'],
-            fileParallelism: false,
-            testTimeout: integrationTimeoutMs,
-            hookTimeout: integrationTimeoutMs,
-            ...shared,
+            ...integrationProject,
+            ...shared('newest'),
           },
         },
+        ...(oldestMinor.length === 0
+          ? []
+          : [
+              {
+                extends: true,
+                test: {
+                  name: 'integration-oldest',
+                  include: oldestMinor,
+                  ...integrationProject,
+                  ...shared('oldest'),
+                  env: { KFX_KUBERNETES_MINOR: 'oldest' },
+                  setupFiles: [fileURLToPath(new URL('./oldest-minor-marks.js', import.meta.url))],
+                  // A group of its own, which vitest runs apart from the other projects' files
+                  // (the integration files run last, one at a time): one minor's planes at once.
+                  sequence: { groupOrder: 1 },
+                },
+              },
+            ]),
       ],
     },
   });
