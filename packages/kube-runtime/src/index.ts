@@ -45,6 +45,16 @@ export { enqueueFrom, ownerKeys } from './controller/enqueue.js';
 export { EventRecorder, type EventInput, type EventRecorderOptions } from './controller/events.js';
 export { getOrUndefined } from './client/get-or-undefined.js';
 export {
+  MissingApiError,
+  missingApiReason,
+  parseServerVersion,
+  readServerVersion,
+  requireApi,
+  servesApi,
+  type RequiredApi,
+  type ServerVersion,
+} from './client/server-version.js';
+export {
   createInformer,
   Informer,
   type InformerOptions,
