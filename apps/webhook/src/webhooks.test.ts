@@ -82,11 +82,13 @@ describe('createWebhooks', () => {
       {
         tls,
         pvcRewriter: { rules: [{ accessModes: ['ReadWriteMany'], storageClassName: 'nfs' }] },
+        proxyInjector: { httpProxy: 'http://proxy.corp:3128' },
       },
       HANDLERS,
     );
     createWebhooks(config.sections, HANDLERS, { logger, registry });
     expect(registry.getSingleMetric('kfx_pvc_rewriter_claims_skipped_total')).toBeDefined();
+    expect(registry.getSingleMetric('kfx_proxy_injector_no_proxy_range_guessed')).toBeDefined();
   });
 
   it('names a bad key of a handler section with its full path', () => {

@@ -57,9 +57,9 @@ function disabled(name: string, section: string, logger: Logger): Webhook {
 const proxyInjector: HandlerFactory<ProxyInjectorConfig> = {
   section: 'proxyInjector',
   schema: proxyInjectorConfigSchema,
-  create: (config, { logger, client }) =>
+  create: (config, { logger, client, registry }) =>
     config
-      ? createProxyInjector(config, { logger, client })
+      ? createProxyInjector(config, { logger, client, registry })
       : disabled(PROXY_INJECTOR_NAME, 'proxyInjector', logger),
 };
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_EXCLUDED_CONTAINERS,
   DEFAULT_KUBEFLOW_NAMESPACES,
+  DEFAULT_METADATA_ENDPOINTS,
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,
 } from './config.js';
@@ -27,6 +28,7 @@ describe('proxyInjector configuration', () => {
       fromEnvironment: false,
       clusterDomain: 'cluster.local',
       kubeflowNamespaces: DEFAULT_KUBEFLOW_NAMESPACES,
+      metadataEndpoints: DEFAULT_METADATA_ENDPOINTS,
       discover: true,
       maxNodes: 100,
       readEnvFrom: true,
@@ -48,6 +50,7 @@ describe('proxyInjector configuration', () => {
         serviceCidrs: ['10.96.0.0/33'],
         apiServerServiceIp: 'kubernetes',
         excludeContainers: ['Istio_Proxy'],
+        metadataEndpoints: ['169.254.0.0/16', 'http://169.254.169.254'],
         javaToolOptions: 'yes',
       }),
     ).toEqual([
@@ -56,6 +59,8 @@ describe('proxyInjector configuration', () => {
       'proxyInjector.noProxy[2]: expected a string',
       'proxyInjector.serviceCidrs[0]: expected a CIDR such as 10.96.0.0/12 or fd00:10:96::/112',
       'proxyInjector.apiServerServiceIp: expected an IP address such as 10.96.0.1',
+      'proxyInjector.metadataEndpoints[0]: expected an IP address or a host name, such as 169.254.169.254 or metadata.google.internal',
+      'proxyInjector.metadataEndpoints[1]: expected an IP address or a host name, such as 169.254.169.254 or metadata.google.internal',
       'proxyInjector.excludeContainers[0]: expected a container name (a DNS label: lower-case letters, digits and -)',
       'proxyInjector.javaToolOptions: expected true or false',
     ]);

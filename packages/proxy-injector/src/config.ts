@@ -30,6 +30,18 @@ export const DEFAULT_KUBEFLOW_NAMESPACES: readonly string[] = [
   'oauth2-proxy',
   'cert-manager',
 ];
+/**
+ * The cloud metadata endpoints workloads' SDKs call for credentials and instance data: AWS's and
+ * Azure's IMDS (GCP's metadata server answers there too), EKS Pod Identity's agent, AWS's IMDS
+ * over IPv6, and GCP's metadata server by name. Through the proxy, they would reach the proxy's
+ * own host: at best a failure, at worst that host's identity.
+ */
+export const DEFAULT_METADATA_ENDPOINTS: readonly string[] = [
+  '169.254.169.254',
+  '169.254.170.23',
+  'fd00:ec2::254',
+  'metadata.google.internal',
+];
 /** Past this many nodes, node addresses and host names are left out of NO_PROXY. */
 const DEFAULT_MAX_NODES = 100;
 /** Where the proxy CA bundle is mounted in each container. */
@@ -106,6 +118,15 @@ export const proxyInjectorConfigSchema = z
         }),
         'namespace names',
       ).default(() => [...DEFAULT_KUBEFLOW_NAMESPACES]),
+      metadataEndpoints: list(
+        z
+          .string({ error: typed('an IP address or a host name') })
+          .refine((text) => isIpAddress(text) || DNS_SUBDOMAIN.test(text), {
+            error:
+              'expected an IP address or a host name, such as 169.254.169.254 or metadata.google.internal',
+          }),
+        'IP addresses or host names',
+      ).default(() => [...DEFAULT_METADATA_ENDPOINTS]),
       discover: flag.default(true),
       maxNodes: z
         .number({ error: typed('a whole number') })

@@ -10,6 +10,7 @@ export {
 } from './config.js';
 export { renderDiff, type DiffOptions } from './diff.js';
 export { discoverNetwork } from './discovery/cluster-discovery.js';
+export { noProxyGuesses, type NoProxyGuess } from './discovery/cluster-no-proxy.js';
 export type { DiscoveredNetwork, DiscoveredNode } from './discovery/network.js';
 export { INJECT_ANNOTATION, INJECT_LABEL } from './opt-out.js';
 export { previewProxyInjection, type Preview, type ProxyPreviewOptions } from './preview.js';

@@ -8,6 +8,7 @@ const cluster: ProxySettings = {
   noProxy: ['.svc', '10.96.0.1'],
   noProxySources: [{ source: 'cluster names', entries: ['.svc', '10.96.0.1'] }],
   noProxyNotes: [],
+  noProxyGuesses: [],
   caBundle: undefined,
   nodeUseEnvProxy: false,
   javaToolOptions: false,

@@ -44,12 +44,13 @@ describe('offline preview', () => {
       expect.arrayContaining([
         'NO_PROXY entries, config (noProxy): .corp',
         'NO_PROXY entries, cluster names: localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc',
+        'NO_PROXY entries, cloud metadata endpoints (metadataEndpoints): 169.254.169.254,169.254.170.23,fd00:ec2::254,metadata.google.internal',
         'NO_PROXY entries, Kubeflow namespaces (kubeflowNamespaces): .kubeflow,.kubeflow-system,.istio-system,.knative-serving,.knative-eventing,.auth,.oauth2-proxy,.cert-manager',
         'NO_PROXY entries, discovered from the ServiceCIDR objects: 10.43.0.0/16',
-        "NO_PROXY entries, default (flannel's pod range): 10.244.0.0/16",
+        "NO_PROXY entries, guess (flannel's pod range): 10.244.0.0/16",
         'NO_PROXY entries, discovered from Service default/kubernetes: 10.43.0.1',
         'NO_PROXY entries, discovered from Nodes (addresses and host names): 192.168.1.5,n1',
-        'NO_PROXY: pod range not discovered (no Node has spec.podCIDR; CNIs such as Calico keep their own pools): assumed 10.244.0.0/16; set podCidrs if that is wrong',
+        "NO_PROXY: pod range is a GUESS, flannel's 10.244.0.0/16: no Node has spec.podCIDR (CNIs such as the EKS VPC CNI, Azure CNI and Calico give Pods addresses of their own pools); set podCidrs to the cluster's pod range",
       ]),
     );
   });

@@ -1,8 +1,10 @@
 // The injector behind a real kube-apiserver: Pods made by a Deployment and a Job (through
 // kube-controller-manager, scheduled on a kwok node), a bare Pod and a debug container are
 // persisted with the variables; opted-out Pods and namespaces are not; a namespace ConfigMap
-// change applies to the next Pod with no restart. NO_PROXY takes the service range, the
-// `kubernetes` Service IP and the Nodes from the API server and follows a Node added later;
+// change applies to the next Pod with no restart. NO_PROXY takes the service range (from 1.33,
+// when ServiceCIDR objects came; before, kubeadm's range, reported as a guess by a gauge and a
+// warning naming the server's version), the `kubernetes` Service IP and the Nodes from the API
+// server, keeps the cloud metadata endpoints off the proxy, and follows a Node added later;
 // variables from an envFrom ConfigMap are the workload's; the proxy CA bundle is mounted where
 // its ConfigMap is, and a second pass over such a Pod changes nothing.
 // It owns its control plane: it proves that the rendered namespaceSelector keeps the webhook from
@@ -18,6 +20,7 @@ import {
 } from '@kfx/admission-core';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import {
+  atLeastMinor,
   ensureBinaries,
   serveWebhook,
   startControlPlane,
@@ -29,6 +32,7 @@ import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProxyInjectorConfig } from './config.js';
 import { proxyInjectorRegistration } from './registration.js';
@@ -51,6 +55,11 @@ let server: AdmissionServer | undefined;
 let injector: ProxyInjectorWebhook | undefined;
 let client: KubeClient;
 const calledFor = new Set<string>();
+const registry = new Registry();
+/** The injector's warnings, as logged. */
+const warnings: { msg?: string; guesses?: string[] }[] = [];
+/** Whether the API server has ServiceCIDR objects (Kubernetes 1.33 and later). */
+const servesServiceCidrs = () => atLeastMinor(env?.kubernetesVersion ?? '', '1.33');
 let served: ServedWebhook | undefined;
 
 const namespace = (name: string, labels: Record<string, string> = {}) => ({
@@ -117,8 +126,16 @@ beforeAll(async () => {
     await client.create(resources.namespaces, object);
   }
   await client.create(resources.nodes, labNode(0));
-  const logger = pino({ level: 'warn' });
-  injector = createProxyInjector(config, { client, logger, environment: {} });
+  const logger = pino(
+    { level: 'warn' },
+    {
+      write: (line: string) => {
+        warnings.push(JSON.parse(line) as (typeof warnings)[number]);
+        process.stderr.write(line);
+      },
+    },
+  );
+  injector = createProxyInjector(config, { client, logger, registry, environment: {} });
   await injector.start();
   // Synced after the first list; ready once the watch that follows is established.
   const started = injector;
@@ -255,14 +272,49 @@ describe('the proxy injector behind a real kube-apiserver', () => {
       '.cluster.local',
       'kubernetes.default.svc',
     ]);
-    // `ml-pipeline.kubeflow` and the like; the service range from the ServiceCIDR object and
-    // the kubernetes Service IP, not kubeadm's 10.96.0.0/12; the Nodes' pod ranges and names.
+    expect(noProxy.slice(8, 12)).toEqual([
+      '169.254.169.254',
+      '169.254.170.23',
+      'fd00:ec2::254',
+      'metadata.google.internal',
+    ]);
+    // `ml-pipeline.kubeflow` and the like; the kubernetes Service IP; the Nodes' pod ranges
+    // and names; the service range from the ServiceCIDR object where there is one, else
+    // kubeadm's 10.96.0.0/12 (a guess: see the next test).
     expect(noProxy).toEqual(
-      expect.arrayContaining(['.kubeflow', '.istio-system', '10.0.0.0/24', '10.0.0.1', 'lab-0']),
+      expect.arrayContaining(['.kubeflow', '.istio-system', '10.0.0.1', 'lab-0']),
     );
     expect(noProxy).toContain('10.250.0.0/24');
-    expect(noProxy).not.toContain('10.96.0.0/12');
-    expect(noProxy.indexOf('10.0.0.0/24')).toBeLessThan(noProxy.indexOf('10.0.0.1'));
+    const [serviceRange, notThere] = servesServiceCidrs()
+      ? ['10.0.0.0/24', '10.96.0.0/12']
+      : ['10.96.0.0/12', '10.0.0.0/24'];
+    expect(noProxy).toContain(serviceRange);
+    expect(noProxy).not.toContain(notThere);
+    expect(noProxy.indexOf(serviceRange)).toBeLessThan(noProxy.indexOf('10.0.0.1'));
+  });
+
+  it('says which NO_PROXY ranges are guesses: a gauge, and a warning naming the server version', async () => {
+    const metrics = await registry.metrics();
+    // The Nodes have spec.podCIDR: the pod range is never a guess here.
+    expect(metrics).toContain('kfx_proxy_injector_no_proxy_range_guessed{range="pod"} 0');
+    const guessed = warnings.filter((w) => w.msg?.startsWith('NO_PROXY holds a guessed'));
+    if (servesServiceCidrs()) {
+      expect(metrics).toContain('kfx_proxy_injector_no_proxy_range_guessed{range="service"} 0');
+      expect(guessed).toEqual([]);
+      return;
+    }
+    expect(metrics).toContain('kfx_proxy_injector_no_proxy_range_guessed{range="service"} 1');
+    expect(guessed).toEqual([
+      expect.objectContaining({
+        msg: 'NO_PROXY holds a guessed service range: set serviceCidrs in the proxyInjector configuration',
+        guesses: [
+          `service range is a GUESS, kubeadm's 10.96.0.0/12: Kubernetes ${env?.kubernetesVersion ?? ''} does not serve ServiceCIDR (networking.k8s.io/v1): it came with 1.33; set serviceCidrs to the cluster's service range`,
+        ],
+      }),
+    ]);
+    // Warned once, not again for each Pod or each Node change.
+    await client.create(resources.pods, pod('after-warning', 'team-a'), { dryRun: true });
+    expect(warnings.filter((w) => w.msg?.startsWith('NO_PROXY holds a guessed'))).toHaveLength(1);
   });
 
   it("persists the variables in a Deployment's Pods and a Job's Pods", async () => {

@@ -4,7 +4,7 @@
 import { planCaBundle, type CaBundleState, type CaPlan } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { ConfigError } from '@kfx/kube-runtime';
-import { clusterNoProxy } from './discovery/cluster-no-proxy.js';
+import { clusterNoProxy, type NoProxyGuess } from './discovery/cluster-no-proxy.js';
 import type { DiscoveredNetwork } from './discovery/network.js';
 import { javaProxyOptions, type JavaOptions } from './java-options.js';
 import { mergeNoProxyGroups, type NoProxyGroup } from './no-proxy.js';
@@ -22,6 +22,8 @@ export interface ProxySettings {
   noProxySources: readonly NoProxyGroup[];
   /** What NO_PROXY assumed or left out (undiscovered ranges, too many nodes). */
   noProxyNotes: readonly string[];
+  /** The ranges in NO_PROXY that are guesses (kubeadm's or flannel's defaults). */
+  noProxyGuesses: readonly NoProxyGuess[];
   /** The proxy CA bundle to mount, when configured. */
   caBundle: ProxyInjectorConfig['caBundle'];
   nodeUseEnvProxy: boolean;
@@ -97,6 +99,7 @@ export function resolveProxySettings(
     noProxy,
     noProxySources: sources,
     noProxyNotes: cluster.notes,
+    noProxyGuesses: cluster.guesses,
     caBundle: config.caBundle,
     nodeUseEnvProxy: config.nodeUseEnvProxy,
     javaToolOptions: config.javaToolOptions,

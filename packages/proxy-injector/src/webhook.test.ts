@@ -28,6 +28,7 @@ const base: ProxyInjectorConfigInput = {
 };
 const NO_PROXY =
   '.corp.example,localhost,127.0.0.1,::1,.svc,.svc.cluster.local,.cluster.local,kubernetes.default.svc,' +
+  '169.254.169.254,169.254.170.23,fd00:ec2::254,metadata.google.internal,' +
   '.kubeflow,.kubeflow-system,.istio-system,.knative-serving,.knative-eventing,.auth,.oauth2-proxy,.cert-manager,' +
   '10.96.0.0/12,10.244.0.0/16,10.96.0.1';
 const INJECTED: EnvVar[] = [

@@ -11,6 +11,7 @@ import {
 } from '@kfx/admission-core';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import {
   caBundleStateOf,
   caBundleWarning,
@@ -19,6 +20,7 @@ import {
 } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { ClusterDiscovery } from './discovery/cluster-discovery.js';
+import { guessReporter } from './discovery/guess-report.js';
 import { envFromConfigMaps, envFromLookup, unreadEnvFrom, type EnvFromLookup } from './env-from.js';
 import { createEnvFromReader } from './env-from-reader.js';
 import { injectPodSpec, type InjectionScope } from './inject.js';
@@ -49,6 +51,8 @@ export interface ProxyInjectorOptions {
    */
   client?: KubeClient | undefined;
   logger?: Logger | undefined;
+  /** Where `kfx_proxy_injector_no_proxy_range_guessed` goes. Default: the client's registry. */
+  registry?: Registry | undefined;
   /** Read when `fromEnvironment` is on. Default `process.env`. */
   environment?: Environment | undefined;
 }
@@ -118,6 +122,10 @@ export function createProxyInjector(
   const log = options.logger ?? pino({ name: 'kfx-proxy-injector', level: 'info' });
   const environment = options.environment ?? process.env;
   const { overrides, bundles, discovery, readEnvFrom } = caches(config, options.client, log);
+  const reportGuesses = guessReporter(
+    options.registry ?? options.client?.registry ?? new Registry(),
+    log,
+  );
   const emptyLookup = envFromLookup(new Map());
   const noEnvFrom = unreadEnvFrom(
     options.client ? 'readEnvFrom is off' : 'the webhook has no API access',
@@ -125,6 +133,7 @@ export function createProxyInjector(
   // The cluster settings follow discovery; plans are cached per (settings, override, bundle).
   let settings = resolveProxySettings(config, environment, discovery?.snapshot());
   let seen = discovery?.version;
+  let started = false;
   let plans = new WeakMap<object, WeakMap<object, InjectionPlan>>();
   const NO_OVERRIDE = {};
   const NO_BUNDLE = {};
@@ -137,6 +146,7 @@ export function createProxyInjector(
       }
       settings = next;
       plans = new WeakMap();
+      if (started) reportGuesses(settings);
     }
     return settings;
   };
@@ -215,7 +225,9 @@ export function createProxyInjector(
     settings,
     async start() {
       await Promise.all([overrides?.start(), bundles?.start(), discovery?.start()]);
-      current();
+      // Guesses are reported once discovery has had its say, then each time they change.
+      started = true;
+      reportGuesses(current());
     },
     async stop() {
       await Promise.all([overrides?.stop(), bundles?.stop(), discovery?.stop()]);

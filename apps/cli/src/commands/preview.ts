@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import {
   discoverNetwork,
+  noProxyGuesses,
   parseProxyInjectorConfig,
   previewProxyInjection,
   renderDiff,
@@ -200,7 +201,13 @@ Examples:
         );
       }
       const s = await settings(flags);
-      if (flags.discover && s.proxy) s.discovered = await discover(this);
+      if (flags.discover && s.proxy) {
+        s.discovered = await discover(this);
+        // Said once, on stderr too: a guessed range is likely wrong on a managed cloud.
+        for (const { note } of noProxyGuesses(s.proxy, s.discovered)) {
+          process.stderr.write(`kfx preview --discover: NO_PROXY's ${note}\n`);
+        }
+      }
       for (const file of files) {
         const documents = parseAllDocuments(await readText(file));
         for (const [index, doc] of documents.entries()) {

@@ -1,8 +1,9 @@
 // The webhook's view of the cluster's network, kept current: a Node cache (reduced to addresses,
 // host names and pod ranges), the ServiceCIDR objects where that API is served (Kubernetes
-// 1.33+), and the `kubernetes` Service's IPs (read once: they never change). Read-only access,
-// list/watch on nodes and servicecidrs, get on services/kubernetes. `snapshot()` is rebuilt only
-// after a change that matters to NO_PROXY (not on node heartbeats).
+// 1.33+; where it is not, why, naming the server's version), and the `kubernetes` Service's IPs
+// (read once: they never change). Read-only access, list/watch on nodes and servicecidrs, get on
+// services/kubernetes. `snapshot()` is rebuilt only after a change that matters to NO_PROXY (not
+// on node heartbeats).
 import type { V1Node } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
 import {
@@ -15,6 +16,9 @@ import {
   type Logger,
   type ResourceRef,
   messageOf,
+  missingApiReason,
+  readServerVersion,
+  servesApi,
 } from '@kfx/kube-runtime';
 import { informerReadiness } from '../named-config-maps.js';
 import {
@@ -35,13 +39,14 @@ const SERVICE_CIDRS: ResourceRef = {
 
 type ServiceCidr = KubeObject & { spec?: { cidrs?: string[] } };
 
-async function serviceCidrsServed(client: KubeClient): Promise<boolean> {
-  try {
-    await client.resolve('networking.k8s.io/v1', 'ServiceCIDR');
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether ServiceCIDR objects exist to read; a failure to ask counts as no. */
+const serviceCidrsServed = (client: KubeClient): Promise<boolean> =>
+  servesApi(client, 'networking.k8s.io/v1', 'ServiceCIDR').catch(() => false);
+
+/** Why the service range cannot be discovered on a server without ServiceCIDR objects. */
+async function whyNoServiceCidrs(client: KubeClient): Promise<string> {
+  const version = await readServerVersion(client).catch(() => undefined);
+  return missingApiReason('ServiceCIDR (networking.k8s.io/v1)', 33, version);
 }
 
 async function kubernetesServiceIps(client: KubeClient, signal?: AbortSignal) {
@@ -63,20 +68,23 @@ export async function discoverNetwork(client: KubeClient): Promise<DiscoveredNet
       problems.push(`${what} not read: ${messageOf(error)}`);
       return undefined;
     });
-  const [nodes, serviceCidrs, apiServerServiceIps] = await Promise.all([
+  const [nodes, [serviceCidrs, serviceCidrsMissing], apiServerServiceIps] = await Promise.all([
     attempt('Nodes', async () =>
       (await client.list<Plain<V1Node>>(resources.nodes)).items.map(summarizeNode),
     ),
-    serviceCidrsServed(client).then((served) =>
+    serviceCidrsServed(client).then(async (served) =>
       served
-        ? attempt('ServiceCIDRs', async () =>
-            serviceCidrsOf((await client.list<ServiceCidr>(SERVICE_CIDRS)).items),
-          )
-        : undefined,
+        ? ([
+            await attempt('ServiceCIDRs', async () =>
+              serviceCidrsOf((await client.list<ServiceCidr>(SERVICE_CIDRS)).items),
+            ),
+            undefined,
+          ] as const)
+        : ([undefined, await whyNoServiceCidrs(client)] as const),
     ),
     attempt('Service default/kubernetes', () => kubernetesServiceIps(client)),
   ]);
-  return { nodes, serviceCidrs, apiServerServiceIps, problems };
+  return { nodes, serviceCidrs, serviceCidrsMissing, apiServerServiceIps, problems };
 }
 
 export class ClusterDiscovery {
@@ -84,6 +92,7 @@ export class ClusterDiscovery {
   readonly #log: Logger;
   readonly #nodes: Informer<KubeObject>;
   #serviceCidrs: Informer<ServiceCidr> | undefined;
+  #serviceCidrsMissing: string | undefined;
   #apiServerServiceIps: string[] | undefined;
   /** Node key → its summary and that summary as text, to tell a change from a heartbeat. */
   readonly #summaries = new Map<string, { node: DiscoveredNode; text: string }>();
@@ -141,6 +150,7 @@ export class ClusterDiscovery {
     this.#snapshot = {
       nodes: synced ? [...this.#summaries.values()].map(({ node }) => node) : undefined,
       serviceCidrs: cidrs?.hasSynced() ? serviceCidrsOf(cidrs.store.list()) : undefined,
+      serviceCidrsMissing: this.#serviceCidrsMissing,
       apiServerServiceIps: this.#apiServerServiceIps,
     };
     return this.#snapshot;
@@ -173,7 +183,8 @@ export class ClusterDiscovery {
       this.#serviceCidrs = informer;
       informer.start();
     } else {
-      this.#log.info('the API server serves no ServiceCIDR objects: service range not discovered');
+      this.#serviceCidrsMissing = await whyNoServiceCidrs(this.#client);
+      this.#log.info(`service range not discovered: ${this.#serviceCidrsMissing}`);
     }
     try {
       this.#apiServerServiceIps = await kubernetesServiceIps(this.#client);

@@ -65,20 +65,73 @@ describe('NO_PROXY for a Kubeflow cluster', () => {
     expect(sourceOf(s, '10.244.0.0/24')).toBe('discovered from spec.podCIDRs of 1 Node');
   });
 
-  it('falls back to the defaults with a note saying what was assumed', () => {
+  it('says loudly that a range it could not discover is a guess, and why', () => {
     const s = settings({}, {});
-    expect(sourceOf(s, '10.96.0.0/12')).toBe("default (kubeadm's service range)");
-    expect(sourceOf(s, '10.244.0.0/16')).toBe("default (flannel's pod range)");
+    expect(sourceOf(s, '10.96.0.0/12')).toBe("guess (kubeadm's service range)");
+    expect(sourceOf(s, '10.244.0.0/16')).toBe("guess (flannel's pod range)");
     expect(sourceOf(s, '10.96.0.1')).toBe('the first address of the service range');
+    expect(s.noProxyGuesses.map((g) => g.range)).toEqual(['service', 'pod']);
     expect(s.noProxyNotes).toEqual([
-      "service range not discovered (no ServiceCIDR objects read): assumed kubeadm's 10.96.0.0/12; set serviceCidrs if that is wrong",
-      'pod range not discovered (Nodes not read): assumed 10.244.0.0/16; set podCidrs if that is wrong',
+      "service range is a GUESS, kubeadm's 10.96.0.0/12: no ServiceCIDR objects read; set serviceCidrs to the cluster's service range",
+      "pod range is a GUESS, flannel's 10.244.0.0/16: Nodes not read; set podCidrs to the cluster's pod range",
     ]);
     const calico = settings({}, { nodes: [node(0, '')], apiServerServiceIps: ['172.20.0.1'] });
     expect(calico.noProxyNotes).toContain(
       'the kubernetes Service IP 172.20.0.1 is outside the service range 10.96.0.0/12: set serviceCidrs',
     );
-    expect(calico.noProxyNotes.join('\n')).toContain('no Node has spec.podCIDR');
+  });
+
+  it('names the server version when it has no ServiceCIDR objects, and the CNIs that leave podCIDR empty', () => {
+    // EKS with the VPC CNI (or AKS with Azure CNI) on Kubernetes 1.30: no ServiceCIDR objects,
+    // Nodes without spec.podCIDR.
+    const eks = settings(
+      {},
+      {
+        serviceCidrsMissing:
+          'Kubernetes v1.30.4-eks-a737599 does not serve ServiceCIDR (networking.k8s.io/v1): it came with 1.33',
+        apiServerServiceIps: ['172.20.0.1'],
+        nodes: [node(0, ''), node(1, '')],
+      },
+    );
+    expect(eks.noProxyGuesses.map((g) => g.range)).toEqual(['service', 'pod']);
+    expect(eks.noProxyNotes).toEqual(
+      expect.arrayContaining([
+        "service range is a GUESS, kubeadm's 10.96.0.0/12: Kubernetes v1.30.4-eks-a737599 does not serve ServiceCIDR (networking.k8s.io/v1): it came with 1.33; set serviceCidrs to the cluster's service range",
+        "pod range is a GUESS, flannel's 10.244.0.0/16: no Node has spec.podCIDR (CNIs such as the EKS VPC CNI, Azure CNI and Calico give Pods addresses of their own pools); set podCidrs to the cluster's pod range",
+      ]),
+    );
+  });
+
+  it('guesses nothing once the configuration gives both ranges', () => {
+    const s = settings({ serviceCidrs: ['172.20.0.0/16'], podCidrs: ['10.0.0.0/16'] }, {});
+    expect(s.noProxyGuesses).toEqual([]);
+    expect(s.noProxyNotes).toEqual([]);
+    expect(sourceOf(s, '172.20.0.0/16')).toBe('config (serviceCidrs)');
+    expect(sourceOf(s, '10.0.0.0/16')).toBe('config (podCidrs)');
+    expect(sourceOf(s, '172.20.0.1')).toBe('the first address of the service range');
+  });
+
+  it('keeps the cloud metadata endpoints off the proxy, which would answer with its own identity', () => {
+    const s = settings({});
+    const metadata = [
+      '169.254.169.254',
+      '169.254.170.23',
+      'fd00:ec2::254',
+      'metadata.google.internal',
+    ];
+    for (const entry of metadata) {
+      expect(s.noProxy).toContain(entry);
+      expect(sourceOf(s, entry)).toBe('cloud metadata endpoints (metadataEndpoints)');
+    }
+    // Right after the cluster names: before the ranges, so never cut off with them.
+    expect(s.noProxy.indexOf('169.254.169.254')).toBe(
+      s.noProxy.indexOf('kubernetes.default.svc') + 1,
+    );
+    const none = settings({ metadataEndpoints: [] });
+    expect(none.noProxy.filter((e) => metadata.includes(e))).toEqual([]);
+    expect(settings({ metadataEndpoints: ['100.100.100.200'] }).noProxy).toContain(
+      '100.100.100.200',
+    );
   });
 
   it('keeps NO_PROXY short on a large cluster: pod ranges aggregated, node entries capped', () => {

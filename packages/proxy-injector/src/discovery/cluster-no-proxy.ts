@@ -1,20 +1,38 @@
-// The cluster's part of NO_PROXY, each entry with its source: the cluster names, the Kubeflow
-// namespaces, the service and pod ranges and the API server's service IP (configured, else
-// discovered, else the kubeadm/flannel defaults), and the nodes' addresses and host names.
-// Configuration wins over discovery key by key; the notes say what was assumed or left out.
+// The cluster's part of NO_PROXY, each entry with its source: the cluster names, the cloud
+// metadata endpoints, the Kubeflow namespaces, the service and pod ranges and the API server's
+// service IP (configured, else discovered, else the kubeadm/flannel defaults), and the nodes'
+// addresses and host names. Configuration wins over discovery key by key; the notes say what was
+// left out, and a range taken from the defaults is a guess, named as one: managed clouds
+// (EKS, AKS) use neither kubeadm's service range nor flannel's pod range.
 import { firstHostAddress, parseCidr } from '../addresses.js';
 import { cidrCovers, collapseCidrs, coveringCidrs } from '../cidr-set.js';
 import { DEFAULT_POD_CIDRS, DEFAULT_SERVICE_CIDRS, type ProxyInjectorConfig } from '../config.js';
 import { clusterNames, type NoProxyGroup } from '../no-proxy.js';
 import type { DiscoveredNetwork } from './network.js';
 
+interface NoteSink {
+  note(text: string): void;
+  guess(guess: NoProxyGuess): void;
+}
+
 /** Past this many pod ranges after collapsing, the range covering them all is used instead. */
 export const MAX_POD_CIDR_ENTRIES = 8;
+
+/** A range NO_PROXY could neither take from the configuration nor discover. */
+export interface NoProxyGuess {
+  range: 'service' | 'pod';
+  /** The configuration key that gives the range. */
+  key: 'serviceCidrs' | 'podCidrs';
+  /** What was assumed, why, and which key to set. */
+  note: string;
+}
 
 export interface ClusterNoProxy {
   groups: NoProxyGroup[];
   /** What was assumed, summarised or left out, for preview notes and the log. */
   notes: string[];
+  /** The ranges that are guesses (their notes are in `notes` too). */
+  guesses: NoProxyGuess[];
 }
 
 type NetworkConfig = Pick<
@@ -24,23 +42,40 @@ type NetworkConfig = Pick<
   | 'podCidrs'
   | 'apiServerServiceIp'
   | 'kubeflowNamespaces'
+  | 'metadataEndpoints'
   | 'maxNodes'
 >;
 
-function serviceRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: string[]) {
+const guess = (
+  range: NoProxyGuess['range'],
+  key: NoProxyGuess['key'],
+  assumed: string,
+  why: string,
+): NoProxyGuess => ({
+  range,
+  key,
+  note: `${range} range is a GUESS, ${assumed}: ${why}; set ${key} to the cluster's ${range} range`,
+});
+
+function serviceRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: NoteSink) {
   if (config.serviceCidrs) {
     return { source: 'config (serviceCidrs)', entries: config.serviceCidrs };
   }
   if (discovered.serviceCidrs && discovered.serviceCidrs.length > 0) {
     return { source: 'discovered from the ServiceCIDR objects', entries: discovered.serviceCidrs };
   }
-  notes.push(
-    `service range not discovered (no ServiceCIDR objects read): assumed kubeadm's ${DEFAULT_SERVICE_CIDRS.join(', ')}; set serviceCidrs if that is wrong`,
+  const why =
+    discovered.serviceCidrsMissing ??
+    (discovered.serviceCidrs
+      ? 'the cluster has no ServiceCIDR objects'
+      : 'no ServiceCIDR objects read');
+  notes.guess(
+    guess('service', 'serviceCidrs', `kubeadm's ${DEFAULT_SERVICE_CIDRS.join(', ')}`, why),
   );
-  return { source: "default (kubeadm's service range)", entries: DEFAULT_SERVICE_CIDRS };
+  return { source: "guess (kubeadm's service range)", entries: DEFAULT_SERVICE_CIDRS };
 }
 
-function podRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: string[]) {
+function podRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: NoteSink) {
   if (config.podCidrs) return { source: 'config (podCidrs)', entries: config.podCidrs };
   const nodes = discovered.nodes ?? [];
   const withRanges = nodes.filter((node) => node.podCidrs.length > 0);
@@ -49,7 +84,7 @@ function podRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: 
     let entries = collapseCidrs(all);
     if (entries.length > MAX_POD_CIDR_ENTRIES) {
       entries = coveringCidrs(all);
-      notes.push(
+      notes.note(
         `the pod ranges of ${withRanges.length} Nodes do not collapse into ${MAX_POD_CIDR_ENTRIES} CIDRs or fewer: NO_PROXY has the range covering them (${entries.join(', ')})`,
       );
     }
@@ -58,10 +93,11 @@ function podRanges(config: NetworkConfig, discovered: DiscoveredNetwork, notes: 
       entries,
     };
   }
-  notes.push(
-    `pod range not discovered (${discovered.nodes ? 'no Node has spec.podCIDR; CNIs such as Calico keep their own pools' : 'Nodes not read'}): assumed ${DEFAULT_POD_CIDRS.join(', ')}; set podCidrs if that is wrong`,
-  );
-  return { source: "default (flannel's pod range)", entries: DEFAULT_POD_CIDRS };
+  const why = discovered.nodes
+    ? 'no Node has spec.podCIDR (CNIs such as the EKS VPC CNI, Azure CNI and Calico give Pods addresses of their own pools)'
+    : 'Nodes not read';
+  notes.guess(guess('pod', 'podCidrs', `flannel's ${DEFAULT_POD_CIDRS.join(', ')}`, why));
+  return { source: "guess (flannel's pod range)", entries: DEFAULT_POD_CIDRS };
 }
 
 function apiServerIp(
@@ -88,13 +124,13 @@ function apiServerIp(
 function nodeEntries(
   config: NetworkConfig,
   discovered: DiscoveredNetwork,
-  notes: string[],
+  notes: NoteSink,
 ): NoProxyGroup {
   const source = 'discovered from Nodes (addresses and host names)';
   const nodes = discovered.nodes;
   if (!nodes || nodes.length === 0 || config.maxNodes === 0) return { source, entries: [] };
   if (nodes.length > config.maxNodes) {
-    notes.push(
+    notes.note(
       `${nodes.length} Nodes, more than maxNodes (${config.maxNodes}): their addresses and host names are left out of NO_PROXY to keep it short; add the nodes' subnet to noProxy`,
     );
     return { source, entries: [] };
@@ -109,12 +145,21 @@ export function clusterNoProxy(
   discovered: DiscoveredNetwork = {},
 ): ClusterNoProxy {
   const notes: string[] = [];
-  const services = serviceRanges(config, discovered, notes);
-  const pods = podRanges(config, discovered, notes);
+  const guesses: NoProxyGuess[] = [];
+  const sink: NoteSink = {
+    note: (text) => notes.push(text),
+    guess: (g) => {
+      guesses.push(g);
+      notes.push(g.note);
+    },
+  };
+  const services = serviceRanges(config, discovered, sink);
+  const pods = podRanges(config, discovered, sink);
   const api = apiServerIp(config, discovered, services.entries);
-  const nodes = nodeEntries(config, discovered, notes);
+  const nodes = nodeEntries(config, discovered, sink);
   const groups: NoProxyGroup[] = [
     { source: 'cluster names', entries: clusterNames(config.clusterDomain) },
+    { source: 'cloud metadata endpoints (metadataEndpoints)', entries: config.metadataEndpoints },
     {
       source: 'Kubeflow namespaces (kubeflowNamespaces)',
       entries: config.kubeflowNamespaces.map((namespace) => `.${namespace}`),
@@ -132,5 +177,13 @@ export function clusterNoProxy(
       `the kubernetes Service IP ${outside.join(', ')} is outside the service range ${services.entries.join(', ')}: set serviceCidrs`,
     );
   }
-  return { groups, notes };
+  return { groups, notes, guesses };
+}
+
+/** The ranges NO_PROXY would guess with this configuration and this view of the cluster. */
+export function noProxyGuesses(
+  config: NetworkConfig,
+  discovered: DiscoveredNetwork = {},
+): NoProxyGuess[] {
+  return clusterNoProxy(config, discovered).guesses;
 }

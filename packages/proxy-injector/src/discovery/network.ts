@@ -19,6 +19,8 @@ export interface DiscoveredNode {
 export interface DiscoveredNetwork {
   /** From the ServiceCIDR objects; undefined when that API is not served or was not read. */
   serviceCidrs?: readonly string[] | undefined;
+  /** Why `serviceCidrs` is undefined when the API server was asked: it names the server's version. */
+  serviceCidrsMissing?: string | undefined;
   /** `spec.clusterIPs` of Service default/kubernetes; undefined when not read. */
   apiServerServiceIps?: readonly string[] | undefined;
   /** Undefined when the Nodes were not read. */
