@@ -108,6 +108,16 @@ describe('rbacYaml', () => {
       { kind: 'ServiceAccount', name: 'kfx-uat', namespace: 'kfx-system' },
     ]);
   });
+
+  it('says that the Profile objects need Kubernetes 1.30, and the namespace ones need nothing', () => {
+    expect(rbacYaml().split('\n').slice(0, 4)).toEqual([
+      '# For `kfx uat run` with a Profile. Needs Kubernetes 1.30 or later: the ValidatingAdmissionPolicy',
+      '# below is what keeps the cluster-wide rights of these roles to one Profile. Where the cluster',
+      '# refuses it, delete the other objects (kubectl delete -f) and use `kfx uat rbac -n NAMESPACE`;',
+      '# `kfx uat run` refuses Profile runs there.',
+    ]);
+    expect(rbacYaml({ namespace: 'ci' })).not.toContain('#');
+  });
 });
 
 describe('parseServiceAccount', () => {

@@ -129,11 +129,24 @@ export function rbacObjects(options: RbacOptions = {}): KubeObject[] {
   return [role, binding, inNamespace, ...policy];
 }
 
+// The one thing that does not work on every Kubernetes kfx may meet, said where it is applied.
+const PROFILE_RUN_HEADER = [
+  '# For `kfx uat run` with a Profile. Needs Kubernetes 1.30 or later: the ValidatingAdmissionPolicy',
+  '# below is what keeps the cluster-wide rights of these roles to one Profile. Where the cluster',
+  '# refuses it, delete the other objects (kubectl delete -f) and use `kfx uat rbac -n NAMESPACE`;',
+  '# `kfx uat run` refuses Profile runs there.',
+  '',
+].join('\n');
+
 /** The objects as a YAML stream, ready for `kubectl apply -f -`. */
 export function rbacYaml(options: RbacOptions = {}): string {
-  return rbacObjects(options)
-    .map((object) => stringify(object, { lineWidth: 0 }))
-    .join('---\n');
+  const header = options.namespace === undefined ? PROFILE_RUN_HEADER : '';
+  return (
+    header +
+    rbacObjects(options)
+      .map((object) => stringify(object, { lineWidth: 0 }))
+      .join('---\n')
+  );
 }
 
 function rbacSubject(subject: RbacSubject): RbacV1Subject {

@@ -3,7 +3,7 @@
 // Input is checked first (`checkInput`), so that bad input creates nothing; what dead runs left
 // in the same place is removed before anything new is made.
 import type { V1Secret } from '@kubernetes/client-node';
-import { resources, messageOf } from '@kfx/kube-runtime';
+import { requireApi, resources, messageOf, type RequiredApi } from '@kfx/kube-runtime';
 import type { CreatedObjects } from './created-objects.js';
 import { buildJob, type BuiltJob } from './job-spec.js';
 import type { Finished } from './job-watch.js';
@@ -63,6 +63,19 @@ export function checkInput(
 
 const hasEnv = (options: UatRunOptions) => Object.keys(options.env ?? {}).length > 0;
 
+// A Profile run's identity holds cluster-wide rights (create Profiles, namespaces, RoleBindings)
+// that only the ValidatingAdmissionPolicy of `kfx uat rbac` keeps to one Profile. A cluster that
+// cannot hold the policy (before Kubernetes 1.30, or with the API off) would leave them unlimited:
+// such a run is refused before anything is made, never run with rights nobody meant to grant.
+const PROFILE_RUN_POLICY: RequiredApi = {
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicy',
+  since: 30,
+  needs:
+    'runs with a Profile need the ValidatingAdmissionPolicy of `kfx uat rbac`, which keeps the runner to one Profile',
+  instead: 'run in an existing namespace instead (-n, with the Role of `kfx uat rbac -n`)',
+};
+
 export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<Finished> {
   const { options, steps, namespace, created } = state;
   const { client, signal } = options;
@@ -73,6 +86,7 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
       'profile',
       `Profile ${namespace}`,
       async () => {
+        await requireApi(client, PROFILE_RUN_POLICY);
         await removeLeftovers(state);
         return ensureProfile({
           client,
