@@ -7,4 +7,13 @@ import { kfxTest } from '@kfx/vitest-config';
 // apiserver-restart (restarts the API server) and namespace-takeover (protects, adopts and
 // refuses namespaces of fixed names, cluster-wide) own their planes (the reason is in each
 // header).
-export default kfxTest({ controlPlane: { components: ['controller-manager'] } });
+// converge, kubeflow-parity and namespace-takeover (every kind of object the reconcilers apply,
+// the Profile CRD's status, garbage collection) run on the oldest supported Kubernetes too.
+export default kfxTest({
+  controlPlane: { components: ['controller-manager'] },
+  oldestMinor: [
+    'src/controller/converge.integration.test.ts',
+    'src/controller/kubeflow-parity.integration.test.ts',
+    'src/controller/namespace-takeover.integration.test.ts',
+  ],
+});

@@ -53,8 +53,19 @@ afterAll(async () => {
 // Where the test's apiserver calls webhooks from: the NetworkPolicy needs it to render at all.
 const APISERVER = 'networkPolicy.apiServerCidrs={127.0.0.1/32}';
 
+/** The test API server's version as helm takes it (`1.30.14`): the chart renders for it. */
+const kubeVersion = () => (env?.kubernetesVersion ?? '').replace(/^v/, '');
+
 async function template(...set: string[]): Promise<Rendered[]> {
-  const args = ['template', 'kfx', chart, '--namespace', 'kfx-system', '--kube-version', '1.37.0'];
+  const args = [
+    'template',
+    'kfx',
+    chart,
+    '--namespace',
+    'kfx-system',
+    '--kube-version',
+    kubeVersion(),
+  ];
   const values = [APISERVER, ...set].flatMap((s) => ['--set', s]);
   const { stdout } = await exec(helm, [...args, ...values]);
   return parseYamlDocuments<Rendered>(stdout, `helm template kfx ${chart} ${set.join(' ')}`);
@@ -102,6 +113,15 @@ describe('the kfx-webhook Helm chart', () => {
   it('passes helm lint --strict', async () => {
     const { stdout } = await exec(helm, ['lint', '--strict', chart, '--set', APISERVER]);
     expect(stdout).toContain('0 chart(s) failed');
+  });
+
+  it('refuses a cluster older than the oldest Kubernetes kfx supports, naming its version', async () => {
+    const old = exec(helm, ['template', 'kfx', chart, '--kube-version', '1.29.6']);
+    await expect(old).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        'chart requires kubeVersion: >=1.30.0-0 which is incompatible with Kubernetes v1.29.6',
+      ) as unknown,
+    });
   });
 
   it('refuses values the schema does not allow, naming them', async () => {
