@@ -16,12 +16,16 @@ const integration = '**/*.integration.test.ts';
 /** @param {import('./index.d.ts').KfxTestOptions} [options] */
 export function kfxTest(options = {}) {
   const { integrationTimeoutMs = 180_000, controlPlane, oldestMinor = [] } = options;
-  /** @param {'newest' | 'oldest'} minor */
+  /** @param {'oldest'} [minor] unset: $KFX_KUBERNETES_MINOR, as the files' own planes */
   const shared = (minor) =>
     controlPlane
       ? {
           globalSetup: [fileURLToPath(new URL('./control-plane-setup.js', import.meta.url))],
-          provide: { kfxControlPlaneOptions: { ...controlPlane, kubernetesMinor: minor } },
+          provide: {
+            kfxControlPlaneOptions: minor
+              ? { ...controlPlane, kubernetesMinor: minor }
+              : controlPlane,
+          },
         }
       : {};
   const integrationProject = {
@@ -51,7 +55,7 @@ export function kfxTest(options = {}) {
             name: 'integration',
             include: [integration],
             ...integrationProject,
-            ...shared('newest'),
+            ...shared(),
           },
         },
         ...(oldestMinor.length === 0
