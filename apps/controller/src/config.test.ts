@@ -100,7 +100,7 @@ reconcilers:
       'protectedNamespaces[1]: expected a namespace name or a pattern with *',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
-      '(the top-level keys are reconcilers, profileSelector, workers, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
+      '(the top-level keys are reconcilers, profileSelector, workers, maxProfiles, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
       'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });

@@ -61,7 +61,7 @@ beforeAll(async () => {
   ];
   const old = guide.yaml<KubernetesObject>('old-objects').map((object) => ({
     ...object,
-    metadata: { ...object.metadata, ownerReferences },
+    metadata: Object.assign({}, object.metadata, { ownerReferences }),
   }));
   for (const object of await applyManifests(kubeconfig, old)) {
     uids.set(key(object), object.metadata?.uid);
