@@ -25,6 +25,7 @@ const N = Number(process.env.BENCH_PROFILES ?? 2000);
 const RAW = Number(process.env.BENCH_RAW ?? Math.min(N, 500));
 const C = 16;
 const RESYNC_SECONDS = Number(process.env.BENCH_RESYNC_SECONDS ?? 60);
+const WORKERS = process.env.BENCH_WORKERS;
 
 const indices = (count: number) => [...Array(count).keys()];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +35,7 @@ const mib = (pid: number, field: 'VmHWM' | 'VmRSS') =>
     new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1],
   ) / 1024;
 
-const UPSTREAM = `reconcilers:
+const UPSTREAM = `${WORKERS ? `workers: ${WORKERS}\n` : ''}reconcilers:
   namespace: {}
   rbac:
     bindings:
