@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binaryCacheDir, goModuleDir, lookUpBinaries } from './binaries.js';
+import { binaryCacheDir, lookUpBinaries, moduleCacheDir } from './binaries.js';
 
 describe('lookUpBinaries', () => {
   it('takes binaries from KUBEBUILDER_ASSETS and lists the rest as missing', () => {
@@ -38,8 +38,9 @@ describe('lookUpBinaries', () => {
       writeFileSync(join(dir, 'kube-apiserver'), '#!/bin/sh\n');
       chmodSync(join(dir, 'kube-apiserver'), 0o755);
       const env = { KFX_CACHE_DIR: join(dir, 'cache'), KUBEBUILDER_ASSETS: dir };
-      expect(binaryCacheDir(env, dir)).not.toBe(binaryCacheDir(env, goModuleDir));
-      expect(lookUpBinaries(['kube-apiserver'], env, dir).missing).toEqual(['kube-apiserver']);
+      const older = { name: 'control-plane', dir, sources: ['go.mod', 'go.sum'] };
+      expect(moduleCacheDir(older, env)).not.toBe(binaryCacheDir(env));
+      expect(lookUpBinaries(['kube-apiserver'], env, older).missing).toEqual(['kube-apiserver']);
       expect(lookUpBinaries(['kube-apiserver'], env).found['kube-apiserver']).toBe(
         join(dir, 'kube-apiserver'),
       );

@@ -1,6 +1,8 @@
 // Where the control-plane binaries come from: KUBEBUILDER_ASSETS when it holds them, otherwise a
-// cache folder keyed by the hash of the wrapper Go module (go.mod + go.sum), built on first need.
-// The oldest Kubernetes minor's binaries come from a wrapper module of their own (minors.ts).
+// cache folder keyed by the hash of the wrapper Go module that pins them (go.mod + go.sum), built
+// on first need. Most come from one module (`go/`, the Kubernetes one); a binary whose
+// dependencies would move the versions of that module's (CoreDNS) has a wrapper module of its own
+// and a cache folder of its own, and so does the oldest Kubernetes minor (minors.ts).
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -19,12 +21,42 @@ export const BINARY_NAMES = [
   'kubelet',
   'crictl',
   'fetch',
+  // The real node's Services and cluster DNS.
+  'kube-proxy',
+  'coredns',
 ] as const;
 export type BinaryName = (typeof BINARY_NAMES)[number];
 export type BinaryPaths = Record<BinaryName, string>;
 
-/** The wrapper Go module that pins every binary's version. */
+/** A wrapper Go module: the versions of the binaries built from it, and their cache folder. */
+export interface WrapperModule {
+  /** The cache folder's parent: `<cache root>/<name>/<hash>`. */
+  name: string;
+  dir: string;
+  /** The files whose content decides what is built: the module's versions and its own code. */
+  sources: readonly string[];
+}
+
+/** The wrapper Go module that pins the Kubernetes binaries, etcd, kwok, crictl and helm. */
 export const goModuleDir = fileURLToPath(new URL('../go/', import.meta.url));
+
+const CONTROL_PLANE: WrapperModule = {
+  name: 'control-plane',
+  dir: goModuleDir,
+  sources: ['go.mod', 'go.sum', 'cmd/fetch/main.go'],
+};
+
+/** CoreDNS needs newer golang.org/x, gRPC and etcd client modules than the control plane's. */
+const COREDNS: WrapperModule = {
+  name: 'coredns',
+  dir: fileURLToPath(new URL('../coredns/', import.meta.url)),
+  sources: ['go.mod', 'go.sum', 'main.go'],
+};
+
+/** The wrapper module each binary is built from. */
+export function moduleOf(name: BinaryName): WrapperModule {
+  return name === 'coredns' ? COREDNS : CONTROL_PLANE;
+}
 
 /** Cache root: $KFX_CACHE_DIR, else $XDG_CACHE_HOME/kfx, else ~/.cache/kfx. */
 function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -32,19 +64,21 @@ function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kfx');
 }
 
-/** The files whose content decides what is built: the module's versions and its own command. */
-const SOURCES = ['go.mod', 'go.sum', 'cmd/fetch/main.go'];
-
-/** The folder for this exact set of module versions (of `moduleDir`, by default the newest). */
-export function binaryCacheDir(
+/** The cache folder of a wrapper module's exact set of versions. */
+export function moduleCacheDir(
+  module: WrapperModule,
   env: NodeJS.ProcessEnv = process.env,
-  moduleDir: string = goModuleDir,
 ): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES.filter((f) => existsSync(join(moduleDir, f)))) {
-    hash.update(readFileSync(join(moduleDir, file)));
+  for (const file of module.sources.filter((f) => existsSync(join(module.dir, f)))) {
+    hash.update(readFileSync(join(module.dir, file)));
   }
-  return join(cacheRoot(env), 'control-plane', hash.digest('hex').slice(0, 16));
+  return join(cacheRoot(env), module.name, hash.digest('hex').slice(0, 16));
+}
+
+/** The cache folder of the control plane's module (the pause image and benchmark peers live there too). */
+export function binaryCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return moduleCacheDir(CONTROL_PLANE, env);
 }
 
 function isExecutable(path: string): boolean {
@@ -59,29 +93,31 @@ function isExecutable(path: string): boolean {
 export interface BinaryLookup {
   /** Paths of the binaries found. */
   found: Partial<BinaryPaths>;
-  /** Names that must be built into `cacheDir`. */
+  /** Names that must be built, each into its module's cache folder. */
   missing: BinaryName[];
-  cacheDir: string;
 }
 
 /**
- * Finds each binary in KUBEBUILDER_ASSETS first, then in the cache of `moduleDir`. Builds nothing.
- * KUBEBUILDER_ASSETS stands for the newest module only: its binaries' version is not known here.
+ * Finds each binary in KUBEBUILDER_ASSETS first, then in the cache of its module (or of `module`,
+ * for every name, when given). Builds nothing.
  */
 export function lookUpBinaries(
   names: readonly BinaryName[] = BINARY_NAMES,
   env: NodeJS.ProcessEnv = process.env,
-  moduleDir: string = goModuleDir,
+  module?: WrapperModule,
 ): BinaryLookup {
-  const cacheDir = binaryCacheDir(env, moduleDir);
-  const assets = moduleDir === goModuleDir ? env.KUBEBUILDER_ASSETS : undefined;
+  // KUBEBUILDER_ASSETS stands for the default modules only: another's versions are not known there.
+  const assets = module ? undefined : env.KUBEBUILDER_ASSETS;
   const found: Partial<BinaryPaths> = {};
   const missing: BinaryName[] = [];
   for (const name of names) {
-    const candidates = [...(assets ? [join(assets, name)] : []), join(cacheDir, 'bin', name)];
+    const candidates = [
+      ...(assets ? [join(assets, name)] : []),
+      join(moduleCacheDir(module ?? moduleOf(name), env), 'bin', name),
+    ];
     const path = candidates.find(isExecutable);
     if (path) found[name] = path;
     else missing.push(name);
   }
-  return { found, missing, cacheDir };
+  return { found, missing };
 }

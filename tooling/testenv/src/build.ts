@@ -1,11 +1,19 @@
 // Builds the control-plane binaries from the published Go modules with the machine's Go:
 // one `go build` per binary (they share Go's build cache), with real version ldflags, written
-// to a temporary name and renamed into the cache only when complete.
+// to a temporary name and renamed into the cache only when complete. Each binary is built in its
+// wrapper module (binaries.ts), into that module's cache folder.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { goModuleDir, lookUpBinaries, type BinaryName, type BinaryPaths } from './binaries.js';
+import {
+  lookUpBinaries,
+  moduleCacheDir,
+  moduleOf,
+  type BinaryName,
+  type BinaryPaths,
+  type WrapperModule,
+} from './binaries.js';
 import { withDirectoryLock } from './lock.js';
 
 interface Target {
@@ -57,6 +65,18 @@ const TARGETS: Record<BinaryName, Target> = {
     module: 'k8s.io/kubernetes',
     ldflags: kubernetesVersion,
   },
+  'kube-proxy': {
+    importPath: 'k8s.io/kubernetes/cmd/kube-proxy',
+    module: 'k8s.io/kubernetes',
+    ldflags: kubernetesVersion,
+  },
+  // CoreDNS with the plugins the test cluster's DNS uses (coredns/main.go), as its README says
+  // to build one with a chosen set of plugins; its version is the module's own constant.
+  coredns: {
+    importPath: 'kfx.dev/tooling/testenv/coredns',
+    module: 'github.com/coredns/coredns',
+    ldflags: () => [],
+  },
   crictl: {
     importPath: 'sigs.k8s.io/cri-tools/cmd/crictl',
     module: 'sigs.k8s.io/cri-tools',
@@ -95,11 +115,11 @@ const goEnv = (): NodeJS.ProcessEnv => ({
   GOFLAGS: '-mod=readonly',
 });
 
-function moduleVersions(moduleDir: string): Map<string, string> {
+function moduleVersions(module: WrapperModule): Map<string, string> {
   let out: string;
   try {
     out = execFileSync('go', ['list', '-m', '-f', '{{.Path}} {{.Version}}', 'all'], {
-      cwd: moduleDir,
+      cwd: module.dir,
       env: goEnv(),
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
@@ -136,7 +156,7 @@ function goBuild(
   version: string,
   output: string,
   progress: Progress,
-  moduleDir: string,
+  module: WrapperModule,
 ): Promise<void> {
   const target = TARGETS[name];
   const args = [
@@ -150,7 +170,7 @@ function goBuild(
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, {
-      cwd: moduleDir,
+      cwd: module.dir,
       env: goEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -207,8 +227,8 @@ function recordBuild(cacheDir: string, timings: Record<string, number>): void {
 }
 
 /**
- * Returns the path of every requested binary, building the missing ones into the cache of
- * `moduleDir` (the newest wrapper module unless an older minor's is given: minors.ts).
+ * Returns the path of every requested binary, building the missing ones into the cache of each
+ * one's wrapper module (or of `module`, for every name, when given: an older minor's, minors.ts).
  * Concurrent callers (parallel test processes) wait for one build instead of racing.
  */
 export async function ensureBinaries(
@@ -216,44 +236,53 @@ export async function ensureBinaries(
   progress: Progress = (line) => {
     process.stderr.write(`${line}\n`);
   },
-  moduleDir: string = goModuleDir,
+  module?: WrapperModule,
 ): Promise<Pick<BinaryPaths, (typeof names)[number]>> {
-  const first = lookUpBinaries(names, process.env, moduleDir);
+  const first = lookUpBinaries(names, process.env, module);
   if (first.missing.length === 0) return first.found as BinaryPaths;
-
-  const binDir = join(first.cacheDir, 'bin');
-  mkdirSync(binDir, { recursive: true });
-  return withDirectoryLock(`${first.cacheDir}.lock`, progress, async () => {
-    // Another process may have built them.
-    const { found, missing } = lookUpBinaries(names, process.env, moduleDir);
-    if (missing.length === 0) return found as BinaryPaths;
-    const versions = moduleVersions(moduleDir);
-    const all = Date.now();
-    const timings: Record<string, number> = {};
-    progress(
-      `Building ${missing.length} control-plane binaries into ${binDir} (first run only; later runs reuse them)`,
-    );
-    for (const [i, name] of missing.entries()) {
-      const target = TARGETS[name];
-      const version = versions.get(target.module) ?? 'unknown';
-      const started = Date.now();
-      progress(`[${i + 1}/${missing.length}] building ${name} from ${target.module} ${version}`);
-      const partial = join(binDir, `.${name}.partial-${process.pid}`);
-      try {
-        await goBuild(name, version, partial, progress, moduleDir);
-        renameSync(partial, join(binDir, name));
-      } finally {
-        rmSync(partial, { force: true });
-      }
-      const size = (statSync(join(binDir, name)).size / 1048576).toFixed(0);
+  const found: Partial<BinaryPaths> = { ...first.found };
+  const ofModule = (name: BinaryName) => module ?? moduleOf(name);
+  const modules = [...new Set(first.missing.map(ofModule))];
+  const all = Date.now();
+  let built = 0;
+  for (const each of modules) {
+    const cacheDir = moduleCacheDir(each);
+    const binDir = join(cacheDir, 'bin');
+    mkdirSync(binDir, { recursive: true });
+    await withDirectoryLock(`${cacheDir}.lock`, progress, async () => {
+      // Another process may have built them meanwhile.
+      const wanted = first.missing.filter((name) => ofModule(name) === each);
+      const { found: done, missing } = lookUpBinaries(wanted, process.env, module);
+      Object.assign(found, done);
+      if (missing.length === 0) return;
+      const versions = moduleVersions(each);
+      const timings: Record<string, number> = {};
       progress(
-        `[${i + 1}/${missing.length}] ✓ ${name} ${version} (${size} MiB) in ${elapsed(started)}`,
+        `Building ${missing.length} binaries of ${each.name} into ${binDir} (first run only; later runs reuse them)`,
       );
-      found[name] = join(binDir, name);
-      timings[name] = (Date.now() - started) / 1000;
-    }
-    progress(`✓ control-plane binaries built in ${elapsed(all)}`);
-    recordBuild(first.cacheDir, timings);
-    return found as BinaryPaths;
-  });
+      for (const [i, name] of missing.entries()) {
+        const target = TARGETS[name];
+        const version = versions.get(target.module) ?? 'unknown';
+        const started = Date.now();
+        progress(`[${i + 1}/${missing.length}] building ${name} from ${target.module} ${version}`);
+        const partial = join(binDir, `.${name}.partial-${process.pid}`);
+        try {
+          await goBuild(name, version, partial, progress, each);
+          renameSync(partial, join(binDir, name));
+        } finally {
+          rmSync(partial, { force: true });
+        }
+        const size = (statSync(join(binDir, name)).size / 1048576).toFixed(0);
+        progress(
+          `[${i + 1}/${missing.length}] ✓ ${name} ${version} (${size} MiB) in ${elapsed(started)}`,
+        );
+        found[name] = join(binDir, name);
+        timings[name] = (Date.now() - started) / 1000;
+        built++;
+      }
+      recordBuild(cacheDir, timings);
+    });
+  }
+  if (built > 0) progress(`✓ ${built} binaries built in ${elapsed(all)}`);
+  return found as BinaryPaths;
 }

@@ -6,7 +6,7 @@
 // KFX_KUBERNETES_MINOR (`newest`, `oldest` or the minor itself) picks the minor of the control
 // planes a process starts; `npm test` runs the version-dependent suites on both.
 import { fileURLToPath } from 'node:url';
-import type { BinaryName, BinaryPaths } from './binaries.js';
+import type { BinaryName, BinaryPaths, WrapperModule } from './binaries.js';
 import { ensureBinaries, type Progress } from './build.js';
 
 export const NEWEST_MINOR = '1.37';
@@ -23,7 +23,12 @@ export const OLDEST_MINOR_BINARIES: readonly BinaryName[] = [
   'kube-scheduler',
 ];
 
-const oldestModuleDir = fileURLToPath(new URL(`../go-${OLDEST_MINOR}/`, import.meta.url));
+/** The oldest minor's wrapper module; its cache folders sit beside the newest's. */
+export const OLDEST_MODULE: WrapperModule = {
+  name: 'control-plane',
+  dir: fileURLToPath(new URL(`../go-${OLDEST_MINOR}/`, import.meta.url)),
+  sources: ['go.mod', 'go.sum'],
+};
 
 /** The minor `value` names (default: $KFX_KUBERNETES_MINOR, else the newest). */
 export function kubernetesMinor(value = process.env[MINOR_VARIABLE]): KubernetesMinor {
@@ -56,7 +61,7 @@ export async function ensureMinorBinaries<N extends BinaryName>(
   const shared = names.filter((name) => !own.includes(name));
   return {
     ...(shared.length > 0 ? await ensureBinaries(shared, progress) : {}),
-    ...(await ensureBinaries(own, progress, oldestModuleDir)),
+    ...(await ensureBinaries(own, progress, OLDEST_MODULE)),
   };
 }
 
