@@ -84,6 +84,7 @@ const DEBIAN_PACKAGES = [
   'gcc',
   'util-linux',
   'iproute2',
+  'iptables',
   'podman',
   'buildah',
   // The completion test runs the zsh script in zsh.

@@ -1,7 +1,9 @@
 // A real Kubernetes control plane on 127.0.0.1, the way controller-runtime's envtest starts
 // one: etcd and kube-apiserver always; kube-controller-manager, kube-scheduler and kwok (fake
 // nodes whose pods "run") when a test needs namespaces deleted, garbage collection or Jobs; and
-// a real node (containerd + kubelet, node/real-node.ts) when containers must really run.
+// a real node (containerd, kubelet and kube-proxy, node/real-node.ts) with the cluster DNS when
+// containers must really run. With a node, the apiserver listens on the host's address on the
+// node's network instead of 127.0.0.1, and advertises it: the `kubernetes` Service leads there.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +24,7 @@ import {
 import { freePort } from './ports.js';
 import { startProcess, startReaper, type ManagedProcess } from './processes.js';
 import { waitFor } from './wait.js';
-import { startApiForwarder, type ApiForwarder } from './node/api-forwarder.js';
+import { startClusterDns } from './node/cluster-dns.js';
 import { realNodeSupport } from './node/host.js';
 import { allocateNetwork, type NodeNetwork } from './node/network.js';
 import { startRealNode, type RealNode } from './node/real-node.js';
@@ -57,7 +59,7 @@ export interface ControlPlaneOptions {
 }
 
 export interface ControlPlane {
-  /** https://127.0.0.1:<port> */
+  /** https://127.0.0.1:<port>, or with a real node https://<node.hostIp>:<port>. */
   server: string;
   /** The API server's version as it reports it (`/version`), e.g. `v1.37.1`. */
   kubernetesVersion: string;
@@ -83,13 +85,8 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-export interface ControlPlaneNode extends RealNode {
-  /**
-   * Where pods reach the apiserver (a forwarder on the node's bridge address): set
-   * KUBERNETES_SERVICE_HOST/PORT to these in pods that use in-cluster configuration.
-   */
-  apiServer: { host: string; port: number };
-}
+/** The real node. Pods reach the apiserver through the `kubernetes` Service, as in any cluster. */
+export type ControlPlaneNode = RealNode;
 
 export class NodeUnavailableError extends Error {
   constructor(readonly reason: string) {
@@ -119,7 +116,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (components.has('controller-manager')) needed.push('kube-controller-manager');
   if (components.has('scheduler')) needed.push('kube-scheduler');
   if (components.has('kwok')) needed.push('kwok');
-  if (withNode) needed.push('kubelet', 'fetch');
+  if (withNode) needed.push('kubelet', 'kube-proxy', 'coredns', 'fetch');
   const bin = await ensureMinorBinaries(needed, minor, progress);
 
   const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
@@ -141,12 +138,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     return c;
   };
   let network: NodeNetwork | undefined;
-  let forwarder: ApiForwarder | undefined;
   let node: ControlPlaneNode | undefined;
   const stopAll = async () => {
     await node?.stop();
-    await forwarder?.close();
-    if (network) removeNetwork(network.bridge);
+    if (network) removeNetwork(network.hostLink);
     for (const c of [...running].reverse()) await c.stop();
     running.length = 0;
   };
@@ -157,7 +152,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const f = pki.files;
     const tls: ClientTls = { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key };
     const [etcdClient, etcdPeer, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const server = `https://127.0.0.1:${apiPort}`;
+    // Pods reach the apiserver where it listens: the host's address on their network (never a
+    // public one), which the `kubernetes` Service's endpoints then name.
+    const apiIp = network?.hostIp ?? '127.0.0.1';
+    const server = `https://${apiIp}:${apiPort}`;
 
     // etcd: fsync off, a test cluster has nothing to keep.
     progress('starting etcd');
@@ -176,8 +174,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
     const apiServerArgs = [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      `--bind-address=${apiIp}`,
+      `--advertise-address=${apiIp}`,
       `--secure-port=${apiPort}`,
       `--cert-dir=${join(dir, 'apiserver-certs')}`,
       `--tls-cert-file=${f.servingCert}`,
@@ -193,15 +191,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       // As envtest: no token controller runs for service accounts that tests never create.
       // Pods on a real node do get their service account's token.
       ...(withNode ? [] : ['--disable-admission-plugins=ServiceAccount']),
-      // The apiserver calls webhooks behind Services at their endpoints (no kube-proxy here).
+      // The apiserver runs beside the node, not on it: it calls webhooks behind Services at their
+      // endpoints (the pods' addresses), not through kube-proxy's cluster IPs.
       ...(withNode ? ['--enable-aggregator-routing=true'] : []),
       // kwok serves container logs as the kubelet would; the apiserver reaches it as admin.
       `--kubelet-client-certificate=${f.adminCert}`,
       `--kubelet-client-key=${f.adminKey}`,
       '--kubelet-preferred-address-types=InternalIP',
       '--profiling=false',
-      // 127.0.0.1 cannot back the kubernetes Service's endpoints; in-cluster clients are not simulated.
-      '--endpoint-reconciler-type=none',
+      // 127.0.0.1 cannot back the kubernetes Service's endpoints: without a node no pod needs them.
+      ...(withNode ? [] : ['--endpoint-reconciler-type=none']),
       ...(options.apiServerFlags ?? []),
     ];
     const startApiServer = async () => {
@@ -311,8 +310,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     }
 
     if (network) {
-      forwarder = await startApiForwarder(network.hostIp, apiPort);
-      const started = await startRealNode({
+      progress('starting the cluster DNS (CoreDNS)');
+      await startClusterDns({
+        coredns: bin.coredns,
+        dir,
+        hostIp: network.hostIp,
+        kubeconfigPath,
+        start: (name, command, args) => start(name, command, args),
+        timeoutMs,
+      });
+      node = await startRealNode({
         dir,
         network,
         ca: pki.ca,
@@ -321,13 +328,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         adminKubeconfig: kubeconfigPath,
         kubeConfig,
         kubelet: bin.kubelet,
+        kubeProxy: bin['kube-proxy'],
         fetch: bin.fetch,
         cacheDir: binaryCacheDir(),
         start,
         timeoutMs,
         progress,
       });
-      node = { ...started, apiServer: { host: forwarder.host, port: forwarder.port } };
       // Pods are admitted only once their service account exists (the ServiceAccount plugin).
       await waitFor(
         async () => {

@@ -2,8 +2,11 @@ export {
   BINARY_NAMES,
   binaryCacheDir,
   lookUpBinaries,
+  moduleCacheDir,
+  moduleOf,
   type BinaryName,
   type BinaryPaths,
+  type WrapperModule,
 } from './binaries.js';
 export {
   BinaryBuildError,
@@ -30,6 +33,7 @@ export {
   OLDEST_MINOR_BINARIES,
   type KubernetesMinor,
 } from './minors.js';
+export { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './node/cluster-dns.js';
 export { startEgress, type Egress, type EgressOptions } from './node/egress.js';
 export {
   parseAccessLog,
@@ -39,6 +43,13 @@ export {
   type ProxyRequest,
 } from './node/forward-proxy.js';
 export { NODE_PACKAGES, realNodeSupport, type NodeSupport } from './node/host.js';
+export {
+  applyHostService,
+  hostServiceObjects,
+  type HostService,
+  type HostServicePort,
+} from './node/host-service.js';
+export { clusterNodeImages, type NodeImages } from './node/load-image.js';
 export { startOrigin, type Origin, type OriginHit } from './node/origin.js';
 export { PAUSE_IMAGE, writeShellImage, type ShellImageOptions } from './node/images.js';
 export type { RealNode } from './node/real-node.js';

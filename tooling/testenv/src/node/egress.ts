@@ -1,6 +1,7 @@
 // The internet as a test on the real node sees it: an origin on this machine reachable by name
 // only through squid (which logs every pod that uses it), and, when asked, also directly at the
-// node's address for pods that bypass the proxy (NO_PROXY) and map the name with hostAliases.
+// host's address on the node's network, for pods that bypass the proxy (NO_PROXY) and reach it
+// as a Service (applyHostService).
 import { startForwardProxy, type ForwardProxy } from './forward-proxy.js';
 import { startOrigin, type Origin } from './origin.js';
 
@@ -9,7 +10,7 @@ export interface EgressOptions {
   hostName?: string;
   /** What the origin answers. */
   body?: string;
-  /** Also serve the origin at the node's address, for pods that go direct. Default false. */
+  /** Also serve the origin at the host's address on the node's network, for pods that go direct. Default false. */
   direct?: boolean;
 }
 
@@ -23,18 +24,18 @@ export interface Egress {
 }
 
 export async function startEgress(
-  node: { ip: string; subnet: string },
+  node: { hostIp: string; subnet: string },
   options: EgressOptions = {},
 ): Promise<Egress> {
   const hostName = options.hostName ?? 'origin.test';
   const origin = await startOrigin(
-    options.direct ? ['127.0.0.1', node.ip] : ['127.0.0.1'],
+    options.direct ? ['127.0.0.1', node.hostIp] : ['127.0.0.1'],
     options.body,
   );
   let proxy: ForwardProxy;
   try {
     proxy = await startForwardProxy({
-      listenIp: node.ip,
+      listenIp: node.hostIp,
       clients: node.subnet,
       originPorts: [origin.port],
       hostNames: [hostName],

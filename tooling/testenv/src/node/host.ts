@@ -1,7 +1,7 @@
 // Whether this machine can run a real node, and if not, one line saying why and what to
 // install. A node needs root (it runs containerd, creates a bridge and cgroups) and a few Debian
 // packages; without them tests say "skipped: <reason>" and the demo runs its pods on kwok.
-import { accessSync, constants, openSync, readSync, closeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** Debian package of each program or file the node uses. */
@@ -17,6 +17,9 @@ const NEEDS: readonly { what: string; package: string }[] = [
   { what: 'unshare', package: 'util-linux' },
   { what: 'nsenter', package: 'util-linux' },
   { what: 'ip', package: 'iproute2' },
+  // kube-proxy's Services (iptables mode, in the node's own network namespace).
+  { what: 'iptables', package: 'iptables' },
+  { what: 'iptables-restore', package: 'iptables' },
   { what: 'gcc', package: 'gcc' },
 ];
 
@@ -65,6 +68,8 @@ export function isStaticElf(path: string): boolean {
   }
 }
 
+const BRIDGE_NETFILTER = '/proc/sys/net/bridge/bridge-nf-call-iptables';
+
 /** A static busybox, for the small test images. */
 export const BUSYBOX = '/bin/busybox';
 
@@ -103,6 +108,13 @@ function check(): NodeSupport {
     return {
       available: false,
       reason: `a real node needs ${missing.map((m) => m.what).join(', ')} (Debian: apt-get install ${packages.join(' ')})`,
+    };
+  }
+  // Replies from a Service's backend on the same bridge are un-translated by bridged netfilter.
+  if (!existsSync(BRIDGE_NETFILTER)) {
+    return {
+      available: false,
+      reason: `a real node needs the br_netfilter kernel module (${BRIDGE_NETFILTER} is missing: modprobe br_netfilter)`,
     };
   }
   return { available: true };

@@ -1,5 +1,6 @@
-// The kubelet's configuration for a node inside the test's own mount namespace: cgroupfs under
-// the node's cgroup folder, no swap or cgroup-v1 refusal, no host DNS, eviction thresholds that
+// The kubelet's configuration for a node inside the test's own namespaces: cgroupfs under
+// the node's cgroup folder, no swap or cgroup-v1 refusal, the cluster DNS for pods and none of
+// the host's (nothing a pod asks can be forwarded), eviction thresholds that
 // a busy test machine never reaches, images never garbage-collected (they cannot be pulled
 // again), and x509 client certificates from the test CA (the apiserver reaches it for logs).
 import { stringify } from 'yaml';
@@ -15,6 +16,9 @@ export interface KubeletSettings {
   clientCaFile: string;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  /** The cluster DNS's Service IP: every pod's nameserver. */
+  clusterDns: string;
+  clusterDomain: string;
 }
 
 export function kubeletConfig(s: KubeletSettings): string {
@@ -27,6 +31,8 @@ export function kubeletConfig(s: KubeletSettings): string {
     cgroupsPerQOS: true,
     failSwapOn: false,
     resolvConf: '',
+    clusterDNS: [s.clusterDns],
+    clusterDomain: s.clusterDomain,
     containerRuntimeEndpoint: `unix://${s.containerdSocket}`,
     address: s.address,
     port: s.port,

@@ -1,51 +1,34 @@
 // The real node on a real control plane: containers really run from imported images, nothing is
-// pulled, kwok keeps its own nodes beside it, squid forwards pods to a loopback origin and logs
-// them, two nodes run at once, and nothing is left on the host after stop() or after the test
-// process is killed (the reaper).
+// pulled, kwok keeps its own nodes beside it, pods reach the apiserver through the `kubernetes`
+// Service and each other through Services by name (kube-proxy, cluster DNS), squid forwards pods
+// to a loopback origin and logs them, two nodes run at once with Services of their own, and
+// nothing is left on the host (processes, links, iptables rules, files) after stop() or after
+// the test process is killed (the reaper).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
+import { applyManifests } from '../objects.js';
 import { waitFor } from '../wait.js';
 import { startEgress } from './egress.js';
-import { realNodeSupport } from './host.js';
 import { cgroupPids } from './teardown.js';
+import { logOf, pod, podIn, support, title } from './test-pods.js';
 
-const support = realNodeSupport();
-const title = (what: string) =>
-  support.available ? what : `${what} (skipped: ${support.reason ?? 'unavailable'})`;
+/** The host's iptables rules that belong to a cluster: kube-proxy's, or naming its subnets. */
+const hostRules = (...subnets: string[]) =>
+  execFileSync('iptables-save', { encoding: 'utf8' })
+    .split('\n')
+    .filter(
+      (line) =>
+        line.includes('KUBE-SERVICES') ||
+        subnets.some((s) => line.includes(s.replace(/0\/24$/, ''))),
+    );
 
-type PodParts = Pick<V1PodSpec, 'containers'> & { volumes?: NonNullable<V1PodSpec['volumes']> };
-
-const pod = (name: string, spec: PodParts): V1Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace: 'default' },
-  spec: { restartPolicy: 'Never', nodeName: 'kfx-node', ...spec },
-});
-
-async function finished(env: ControlPlane, name: string): Promise<V1Pod> {
-  const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  return waitFor(
-    async () => {
-      const found = await core.readNamespacedPod({ name, namespace: 'default' });
-      const phase = found.status?.phase;
-      return phase === 'Succeeded' || phase === 'Failed'
-        ? { done: true, value: found }
-        : { done: false, saw: JSON.stringify(found.status?.containerStatuses ?? phase) };
-    },
-    { description: `pod ${name} to finish`, timeoutMs: 120_000 },
-  );
-}
-
-const logOf = (env: ControlPlane, name: string) =>
-  env.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPodLog({ name, namespace: 'default' });
-
-const bridgeExists = (bridge: string) => {
+const linkExists = (link: string) => {
   try {
-    execFileSync('ip', ['link', 'show', bridge], { stdio: 'ignore' });
+    execFileSync('ip', ['link', 'show', link], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -104,12 +87,12 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
         ],
       }),
     });
-    const real = await finished(env, 'real');
+    const real = await podIn(env, 'real');
     expect(real.status?.phase).toBe('Succeeded');
     const ip = real.status?.podIP ?? '';
     expect(ip.startsWith(node.subnet.replace(/0\/24$/, ''))).toBe(true);
     expect(await logOf(env, 'real')).toBe(`hello from a ConfigMap\npod ${ip} on Linux\n`);
-    const failed = await finished(env, 'fails');
+    const failed = await podIn(env, 'fails');
     expect(failed.status?.phase).toBe('Failed');
     expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(3);
   });
@@ -187,7 +170,7 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
           ],
         }),
       });
-      const done = await finished(env, 'proxied');
+      const done = await podIn(env, 'proxied');
       expect(await logOf(env, 'proxied')).toMatch(/^hello from the origin\n[^]*refused\n$/);
       const requests = proxy.requests();
       expect(requests).toContainEqual(
@@ -202,41 +185,79 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
 });
 
 describe.skipIf(!support.available)(title('real nodes and the host'), () => {
-  it('runs two nodes at once, and stop() leaves no process, cgroup, bridge or file', async () => {
+  it('runs two nodes at once, each with Services of its own, and stop() leaves nothing', async () => {
     const [a, b] = await Promise.all([
       startControlPlane({ components: ['node'] }),
       startControlPlane({ components: ['node'] }),
     ]);
-    if (!a.node || !b.node) throw new Error('no nodes');
-    expect(a.node.bridge).not.toBe(b.node.bridge);
-    expect(a.node.subnet).not.toBe(b.node.subnet);
-    const image = await a.node.loadShellImage({ name: 'kfx.test/shell:1' });
-    const core = a.kubeConfig.makeApiClient(CoreV1Api);
-    await core.createNamespacedPod({
-      namespace: 'default',
-      body: pod('sleeper', {
-        containers: [{ name: 'c', image, imagePullPolicy: 'Never', command: ['sleep', '3600'] }],
-      }),
-    });
-    await waitFor(
-      async () => {
-        const found = await core.readNamespacedPod({ name: 'sleeper', namespace: 'default' });
-        return found.status?.phase === 'Running'
-          ? { done: true, value: undefined }
-          : { done: false, saw: found.status?.phase ?? 'no status' };
-      },
-      { description: 'the sleeper to run', timeoutMs: 120_000 },
-    );
-    const pids = a.node.pids();
-    expect(pids.length).toBeGreaterThan(3); // namespace, containerd, kubelet, shim, pause, sleep
-    await a.stop();
-    expect(pids.filter(running)).toEqual([]);
-    expect(bridgeExists(a.node.bridge)).toBe(false);
-    expect(existsSync(a.dir)).toBe(false);
-    expect(a.node.pids()).toEqual([]);
-    expect(bridgeExists(b.node.bridge)).toBe(true);
-    await b.stop();
-    expect(bridgeExists(b.node.bridge)).toBe(false);
+    try {
+      if (!a.node || !b.node) throw new Error('no nodes');
+      expect(a.node.hostLink).not.toBe(b.node.hostLink);
+      expect(a.node.subnet).not.toBe(b.node.subnet);
+      // Each cluster's DNS and kube-proxy are its own, though both hand out the same cluster IPs.
+      const planes = [
+        { env: a, mine: 'only-a', theirs: 'only-b' },
+        { env: b, mine: 'only-b', theirs: 'only-a' },
+      ];
+      await Promise.all(
+        planes.map(async ({ env, mine, theirs }) => {
+          if (!env.node) throw new Error('no node');
+          const image = await env.node.loadShellImage({
+            name: 'kfx.test/shell:1',
+            entries: [{ path: '/bin/nslookup', type: 'symlink', target: 'busybox' }],
+          });
+          await applyManifests(env.kubeconfigPath, [
+            {
+              apiVersion: 'v1',
+              kind: 'Service',
+              metadata: { name: mine, namespace: 'default' },
+              spec: { ports: [{ port: 80 }] },
+            } as V1Service,
+            pod('lookup', {
+              containers: [
+                {
+                  name: 'c',
+                  image,
+                  imagePullPolicy: 'Never',
+                  command: [
+                    'sh',
+                    '-c',
+                    `nslookup ${mine}.default.svc.cluster.local && ! nslookup ${theirs}.default.svc.cluster.local`,
+                  ],
+                },
+              ],
+            }),
+          ]);
+          const done = await podIn(env, 'lookup');
+          expect(done.status?.phase, await logOf(env, 'lookup')).toBe('Succeeded');
+        }),
+      );
+      // Their rules are in their own network namespaces: the host's tables hold none of them.
+      expect(hostRules(a.node.subnet, b.node.subnet)).toEqual([]);
+
+      const image = await a.node.loadShellImage({ name: 'kfx.test/shell:1' });
+      await applyManifests(
+        a.kubeconfigPath,
+        pod('sleeper', {
+          containers: [{ name: 'c', image, imagePullPolicy: 'Never', command: ['sleep', '3600'] }],
+        }),
+      );
+      await podIn(a, 'sleeper', 'default', ['Running']);
+      const pids = a.node.pids();
+      expect(pids.length).toBeGreaterThan(3); // namespace, containerd, kubelet, shim, pause, sleep
+      await a.stop();
+      expect(pids.filter(running)).toEqual([]);
+      expect(linkExists(a.node.hostLink)).toBe(false);
+      expect(existsSync(a.dir)).toBe(false);
+      expect(a.node.pids()).toEqual([]);
+      expect(linkExists(b.node.hostLink)).toBe(true);
+      await b.stop();
+      expect(linkExists(b.node.hostLink)).toBe(false);
+      expect(hostRules(a.node.subnet, b.node.subnet)).toEqual([]);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 
   it('is torn down by the reaper when the test process is killed', async () => {
@@ -248,7 +269,7 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
         '-e',
         `const { startControlPlane } = await import(${JSON.stringify(script)});
          const env = await startControlPlane({ components: ['node'] });
-         console.log(JSON.stringify({ dir: env.dir, bridge: env.node.bridge }));
+         console.log(JSON.stringify({ dir: env.dir, link: env.node.hostLink }));
          setInterval(() => {}, 1000);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -264,7 +285,7 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
       },
       { description: 'the child to start a node', timeoutMs: 120_000 },
     );
-    const { dir, bridge } = JSON.parse(started) as { dir: string; bridge: string };
+    const { dir, link } = JSON.parse(started) as { dir: string; link: string };
     const traces = JSON.parse(readFileSync(`${dir}/node.json`, 'utf8')) as { cgroup: string };
     const pids = cgroupPids(traces.cgroup);
     expect(pids.length).toBeGreaterThan(0);
@@ -272,11 +293,11 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
     await waitFor(
       () =>
         Promise.resolve(
-          !existsSync(dir) && !bridgeExists(bridge) && pids.filter(running).length === 0
+          !existsSync(dir) && !linkExists(link) && pids.filter(running).length === 0
             ? { done: true as const, value: undefined }
             : {
                 done: false as const,
-                saw: `dir ${existsSync(dir)}, bridge ${bridgeExists(bridge)}`,
+                saw: `dir ${existsSync(dir)}, link ${linkExists(link)}`,
               },
         ),
       { description: 'the reaper to tear the node down', timeoutMs: 60_000 },

@@ -1,63 +1,57 @@
 // A real node for the test control plane: containerd, runc and the CNI bridge plugin from
-// Debian, a kubelet built from the Kubernetes module, all inside a private mount namespace (so
-// the kubelet's fixed paths and sysctls touch nothing on the host) and in cgroup folders and a
-// bridge of their own (so two control planes can each run one). Pods really run: their images
-// are imported into containerd, never pulled. stop() kills everything in the node's cgroups and
-// deletes its bridge; an exit hook and the detached reaper do the same if the test dies first.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// Debian, a kubelet and kube-proxy built from the Kubernetes module, all inside a private mount
+// namespace (so the kubelet's fixed paths and sysctls touch nothing on the host) and a network
+// namespace of their own (so kube-proxy's rules are the node's alone), in cgroup folders and on a
+// subnet of their own (so two control planes can each run one). Pods really run: their images are
+// imported into containerd, never pulled. stop() kills everything in the node's cgroups and
+// deletes its host link; an exit hook and the detached reaper do the same if the test dies first.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { CertificateAuthority } from '@kfx/dev-certs';
+import { waitUntilHealthy } from '../health.js';
 import { writeKubeconfig } from '../kubeconfig.js';
 import { applyManifests } from '../objects.js';
 import type { ManagedProcess } from '../processes.js';
 import { waitFor } from '../wait.js';
 import { createCgroup, joinDaemonsScript } from './cgroups.js';
-import {
-  containerdConfig,
-  containerdPaths,
-  ctr,
-  importArchive,
-  NO_PULL_ENV,
-  type ContainerdPaths,
-} from './containerd.js';
+import { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './cluster-dns.js';
+import { containerdConfig, ctr, importArchive, NO_PULL_ENV } from './containerd.js';
 import { pauseImageArchive, writeShellImage, type ShellImageOptions } from './images.js';
 import { kubeletConfig } from './kubelet.js';
+import { KUBE_PROXY_USER, kubeProxyBinding, kubeProxyConfig } from './kube-proxy.js';
+import { nodeContainerd, nodeImages, type NodeImages } from './load-image.js';
+import { startNodeNamespace } from './namespace.js';
 import { cniConfig, type NodeNetwork } from './network.js';
 import { cgroupPids, teardownNode, type NodeTraces } from './teardown.js';
-
-const exec = promisify(execFile);
 
 const NODE_NAME = 'kfx-node';
 /** Written into the control plane's folder for the reaper. */
 const NODE_TRACES_FILE = 'node.json';
+const KUBE_PROXY_HEALTHZ_PORT = 10256;
 
-export interface RealNode {
+export interface RealNode extends NodeImages {
   /** The Node's name in the API: `kfx-node`. */
   name: string;
-  /** The node IP: the host's address on the node's bridge. Pods reach the host here. */
+  /** The node's address (its InternalIP): the kubelet's and kube-proxy's, NodePorts'. */
   ip: string;
+  /**
+   * The host's address on the node's network: pods reach this machine there (the apiserver,
+   * cluster DNS, squid, test origins listen on it).
+   */
+  hostIp: string;
   /** The pods' subnet, e.g. `10.233.7.0/24`. */
   subnet: string;
-  bridge: string;
-  /** kubelet and containerd logs. */
+  /** The host's end of the node's network (`kfxbrN`). */
+  hostLink: string;
+  /** kubelet, kube-proxy and containerd logs. */
   logFiles: Record<string, string>;
-  /**
-   * Imports an image into the node: an archive (OCI layout or docker-archive), or a podman image
-   * reference (saved from podman's storage). `name` also tags it under that reference, e.g. the
-   * `docker.io/kfx/webhook:0.1.0` a chart names. Resolves with the node's names for it.
-   */
-  loadImage(source: string, options?: { name?: string }): Promise<string[]>;
   /**
    * Writes a busybox image (sh and friends, plus `/usr/bin/fetch`, a static HTTP client that
    * honours HTTP(S)_PROXY and NO_PROXY as Go, Python and curl do) with the given extra files and
    * loads it; resolves with its name.
    */
   loadShellImage(options: Omit<ShellImageOptions, 'fetch'>): Promise<string>;
-  /** The node's images, by reference. */
-  images(): Promise<string[]>;
   /** Every process of the node (its daemons, shims and containers), from its cgroups. */
   pids(): number[];
   stop(): Promise<void>;
@@ -74,6 +68,7 @@ export interface RealNodeOptions {
   adminKubeconfig: string;
   kubeConfig: KubeConfig;
   kubelet: string;
+  kubeProxy: string;
   /** The static HTTP client put into shell images. */
   fetch: string;
   /** The binary cache, where the pause image is kept. */
@@ -84,21 +79,29 @@ export interface RealNodeOptions {
   progress: (line: string) => void;
 }
 
-const NAMESPACE_SCRIPT = `set -e
-mount --bind "$1/sys/overcommit_memory" /proc/sys/vm/overcommit_memory
-mount --bind "$1/sys/panic" /proc/sys/kernel/panic
-mount --bind "$1/sys/panic_on_oops" /proc/sys/kernel/panic_on_oops
-for path in /run /var/lib /var/log; do mount -t tmpfs -o mode=755 kfx-node "$path"; done
-mkdir -p /var/lib/kubelet /var/log/pods /var/log/containers /run/containerd
-: > "$1/namespace.ready"
-exec sleep infinity
-`;
+/** A kubeconfig of the node's own for one of its daemons, with a certificate from the CA. */
+function daemonKubeconfig(
+  options: RealNodeOptions,
+  file: string,
+  user: string,
+  groups: string[] = [],
+): string {
+  const cred = options.ca.issue({ commonName: user, organizations: groups, usage: 'client' });
+  writeKubeconfig(file, {
+    server: options.server,
+    caCert: options.ca.cert,
+    user,
+    clientCert: cred.cert,
+    clientKey: cred.key,
+  });
+  return file;
+}
 
 export async function startRealNode(options: RealNodeOptions): Promise<RealNode> {
   const { network, progress, timeoutMs } = options;
   const dir = join(options.dir, 'node');
-  const cgroup = `kfx-node-${network.bridge.replace(/^kfxbr/, '')}`;
-  const traces: NodeTraces = { cgroup, bridge: network.bridge };
+  const cgroup = `kfx-node-${network.hostLink.replace(/^kfxbr/, '')}`;
+  const traces: NodeTraces = { cgroup, link: network.hostLink };
   writeFileSync(join(options.dir, NODE_TRACES_FILE), JSON.stringify(traces));
   const onExit = () => teardownNode(traces);
   process.on('exit', onExit);
@@ -115,51 +118,32 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const processes: ManagedProcess[] = [];
   try {
     createCgroup(cgroup);
-    const join_ = joinDaemonsScript(cgroup);
-    const paths = containerdPaths(join(dir, 'containerd'));
-    for (const sub of ['sys', 'kubelet', paths.cniConfDir, join(dir, 'cni', 'ipam')]) {
+    const paths = nodeContainerd(options.dir);
+    for (const sub of ['kubelet', 'kube-proxy', join('cni', 'ipam')]) {
       mkdirSync(join(dir, sub), { recursive: true });
     }
     mkdirSync(paths.cniConfDir, { recursive: true });
-    // What the kubelet writes to these sysctls lands in files; the host keeps its values.
-    writeFileSync(join(dir, 'sys', 'overcommit_memory'), '1\n');
-    writeFileSync(join(dir, 'sys', 'panic'), '10\n');
-    writeFileSync(join(dir, 'sys', 'panic_on_oops'), '1\n');
-    writeFileSync(join(dir, 'namespace.sh'), NAMESPACE_SCRIPT);
     writeFileSync(
       join(paths.cniConfDir, '10-kfx.conflist'),
       cniConfig(network, join(dir, 'cni', 'ipam')),
     );
     writeFileSync(join(dir, 'containerd.toml'), containerdConfig(paths));
 
-    progress('starting the node: mount namespace');
-    const holder = options.start('node-namespace', 'sh', [
-      '-c',
-      `${join_}; exec unshare --mount --propagation private --fork -- sh "$0" "$1"`,
-      join(dir, 'namespace.sh'),
+    progress('starting the node: namespaces and network');
+    const namespace = await startNodeNamespace({
       dir,
-    ]);
-    processes.push(holder);
-    await waitFor(
-      () => {
-        if (existsSync(join(dir, 'namespace.ready'))) {
-          return Promise.resolve({ done: true as const, value: undefined });
-        }
-        if (holder.exitStatus()) {
-          throw new Error(`the node's mount namespace did not start:\n${holder.tail()}`);
-        }
-        return Promise.resolve({ done: false as const, saw: 'no namespace yet' });
-      },
-      { description: "the node's mount namespace", timeoutMs },
-    );
-    const inNamespace = (command: string) =>
-      `${join_}; exec nsenter -t ${holder.child.pid ?? 0} -m -- ${command}`;
+      network,
+      joinCgroup: joinDaemonsScript(cgroup),
+      start: (name, command, args) => options.start(name, command, args),
+      timeoutMs,
+    });
+    processes.push(namespace.holder);
 
     progress('starting the node: containerd');
     const containerd = options.start(
       'containerd',
       'sh',
-      ['-c', inNamespace(`containerd --config ${join(dir, 'containerd.toml')}`)],
+      ['-c', namespace.inside(`containerd --config ${join(dir, 'containerd.toml')}`)],
       { ...process.env, ...NO_PULL_ENV },
     );
     processes.push(containerd);
@@ -178,51 +162,55 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     await importArchive(paths, pauseImageArchive(options.cacheDir));
 
     progress('starting the node: kubelet');
-    const node = options.ca.issue({
-      commonName: `system:node:${NODE_NAME}`,
-      organizations: ['system:nodes'],
-      usage: 'client',
-    });
-    const serving = options.ca.issue({ commonName: NODE_NAME, ipAddresses: [network.hostIp] });
+    const serving = options.ca.issue({ commonName: NODE_NAME, ipAddresses: [network.nodeIp] });
     const kubeletDir = join(dir, 'kubelet');
     writeFileSync(join(kubeletDir, 'serving.crt'), serving.cert);
     writeFileSync(join(kubeletDir, 'serving.key'), serving.key, { mode: 0o600 });
-    writeKubeconfig(join(kubeletDir, 'kubeconfig'), {
-      server: options.server,
-      caCert: options.ca.cert,
-      user: `system:node:${NODE_NAME}`,
-      clientCert: node.cert,
-      clientKey: node.key,
-    });
+    const kubeletKubeconfig = daemonKubeconfig(
+      options,
+      join(kubeletDir, 'kubeconfig'),
+      `system:node:${NODE_NAME}`,
+      ['system:nodes'],
+    );
     writeFileSync(
       join(kubeletDir, 'config.yaml'),
       kubeletConfig({
         cgroupRoot: `/${cgroup}`,
         containerdSocket: paths.socket,
-        address: network.hostIp,
+        address: network.nodeIp,
         port: 10250,
         healthzPort: 0,
         clientCaFile: options.caFile,
         tlsCertFile: join(kubeletDir, 'serving.crt'),
         tlsPrivateKeyFile: join(kubeletDir, 'serving.key'),
+        clusterDns: CLUSTER_DNS_IP,
+        clusterDomain: CLUSTER_DOMAIN,
       }),
     );
-    // The test apiserver authorizes by RBAC alone: nodes get the system:node role.
-    await applyManifests(options.adminKubeconfig, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'kfx-testenv:nodes' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
-    } as never);
+    // The test apiserver authorizes by RBAC alone: nodes get the system:node role, kube-proxy
+    // the system:node-proxier one, as a cluster's installer grants them.
+    await applyManifests(options.adminKubeconfig, [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'kfx-testenv:nodes' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'system:node',
+        },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
+      },
+      kubeProxyBinding,
+    ] as never);
     const kubelet = options.start('kubelet', 'sh', [
       '-c',
-      inNamespace(
+      namespace.inside(
         [
           options.kubelet,
           `--config=${join(kubeletDir, 'config.yaml')}`,
-          `--kubeconfig=${join(kubeletDir, 'kubeconfig')}`,
-          `--node-ip=${network.hostIp}`,
+          `--kubeconfig=${kubeletKubeconfig}`,
+          `--node-ip=${network.nodeIp}`,
           `--hostname-override=${NODE_NAME}`,
           '--root-dir=/var/lib/kubelet',
           '--cert-dir=/var/lib/kubelet/pki',
@@ -246,23 +234,49 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       { description: `Node ${NODE_NAME} to be Ready`, timeoutMs },
     );
 
+    progress('starting the node: kube-proxy');
+    const proxyDir = join(dir, 'kube-proxy');
+    writeFileSync(
+      join(proxyDir, 'config.yaml'),
+      kubeProxyConfig({
+        kubeconfig: daemonKubeconfig(options, join(proxyDir, 'kubeconfig'), KUBE_PROXY_USER),
+        nodeName: NODE_NAME,
+        nodeIp: network.nodeIp,
+        podSubnet: network.subnet,
+        healthzPort: KUBE_PROXY_HEALTHZ_PORT,
+      }),
+    );
+    const kubeProxy = options.start('kube-proxy', 'sh', [
+      '-c',
+      namespace.inside(`${options.kubeProxy} --config=${join(proxyDir, 'config.yaml')}`),
+    ]);
+    processes.push(kubeProxy);
+    // Healthy once it has written the rules of the Services that exist (the API's, the DNS's).
+    await waitUntilHealthy(
+      kubeProxy,
+      `http://${network.nodeIp}:${KUBE_PROXY_HEALTHZ_PORT}/healthz`,
+      { timeoutMs },
+    );
+
+    const images = nodeImages(paths);
     return {
       name: NODE_NAME,
-      ip: network.hostIp,
+      ip: network.nodeIp,
+      hostIp: network.hostIp,
       subnet: network.subnet,
-      bridge: network.bridge,
-      logFiles: { containerd: containerd.logFile, kubelet: kubelet.logFile },
-      loadImage: (source, load) => loadImage(paths, dir, source, load?.name),
+      hostLink: network.hostLink,
+      logFiles: {
+        containerd: containerd.logFile,
+        kubelet: kubelet.logFile,
+        'kube-proxy': kubeProxy.logFile,
+      },
+      ...images,
       async loadShellImage(image) {
         const archive = join(dir, `image-${Date.now()}-${Math.random().toString(36).slice(2)}.tar`);
         writeShellImage(archive, { ...image, fetch: options.fetch });
-        await loadImage(paths, dir, archive, undefined);
+        await images.loadImage(archive);
         return image.name;
       },
-      images: async () =>
-        (await ctr(paths, ['images', 'ls', '-q']))
-          .split('\n')
-          .filter((l) => l && !l.startsWith('sha256:')),
       pids: () => cgroupPids(cgroup),
       stop: () => stop(processes),
     };
@@ -270,34 +284,4 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     await stop(processes).catch(() => undefined);
     throw error;
   }
-}
-
-async function loadImage(
-  paths: ContainerdPaths,
-  dir: string,
-  source: string,
-  name: string | undefined,
-): Promise<string[]> {
-  let archive = source;
-  if (!existsSync(source)) {
-    // A podman image: save it from podman's storage first.
-    archive = join(dir, `podman-${Date.now()}.tar`);
-    try {
-      await exec('podman', ['save', '--format', 'docker-archive', '-o', archive, source]);
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(
-        `loadImage ${source}: not a file, and podman cannot save it: ${(e.stderr ?? e.message).trim()}`,
-        { cause: error },
-      );
-    }
-  }
-  const names = await importArchive(paths, archive);
-  const first = names[0];
-  if (!first) throw new Error(`loadImage ${source}: the archive held no named image`);
-  if (name && !names.includes(name)) {
-    await ctr(paths, ['images', 'tag', '--force', first, name]);
-    names.push(name);
-  }
-  return names;
 }

@@ -1,5 +1,6 @@
 // Tearing a node down, synchronously and with nothing but Node's standard library: kill every
-// process in the node's cgroup folders, remove the folders, delete its bridge. stop() uses it,
+// process in the node's cgroup folders (which frees its mount and network namespaces, their
+// mounts, bridge and iptables rules with them), remove the folders, delete its host link. stop() uses it,
 // so does an exit hook, and so does the detached reaper (which runs this file on its own when
 // the test process was killed), hence no imports from the rest of the package.
 import { execFileSync } from 'node:child_process';
@@ -98,10 +99,10 @@ export function destroyCgroup(name: string, timeoutMs = 10_000): string[] {
   return left;
 }
 
-/** Deletes the bridge (and the veths still on it); a missing bridge is fine. */
-export function removeNetwork(bridge: string): void {
+/** Deletes the node's host link (and its peer); a missing link is fine. */
+export function removeNetwork(link: string): void {
   try {
-    execFileSync('ip', ['link', 'delete', bridge], { stdio: 'ignore' });
+    execFileSync('ip', ['link', 'delete', link], { stdio: 'ignore' });
   } catch {
     // already gone
   }
@@ -110,12 +111,13 @@ export function removeNetwork(bridge: string): void {
 export interface NodeTraces {
   /** The node's cgroup folder name in every hierarchy. */
   cgroup: string;
-  bridge: string;
+  /** The host's end of the node's network. */
+  link: string;
 }
 
 /** Everything a node leaves on the host, gone; returns what could not be removed. */
 export function teardownNode(traces: NodeTraces): string[] {
   const left = destroyCgroup(traces.cgroup);
-  removeNetwork(traces.bridge);
+  removeNetwork(traces.link);
   return left;
 }
