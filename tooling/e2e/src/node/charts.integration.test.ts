@@ -1,10 +1,8 @@
 // The images `npm run images` builds, running as Pods on a real node, installed by their Helm
 // charts as an operator would: the apiserver calls kfx-webhook in its Pods through its Service
 // (verifying the serving certificate for <service>.<namespace>.svc), and kfx-controller, from its
-// Pods, converges a Profile. How the test bed connects them (the testenv README, "A real node"):
-// the apiserver reaches a Service at its endpoints (aggregator routing; there is no kube-proxy),
-// and Pods reach the apiserver through a forwarder on the node's address, given to them as
-// KUBERNETES_SERVICE_HOST/PORT with the charts' extraEnv.
+// Pods, converges a Profile. Both reach the apiserver as in any cluster, through the `kubernetes`
+// Service (kube-proxy) with their service accounts; nothing in the values points them elsewhere.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,10 +74,6 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     }
     egress = await startEgress(node);
     await createSettledNamespace(kubeconfig, NAMESPACE);
-    const api = [
-      { name: 'KUBERNETES_SERVICE_HOST', value: node.apiServer.host },
-      { name: 'KUBERNETES_SERVICE_PORT', value: String(node.apiServer.port) },
-    ];
 
     // tls.mode=secret: the operator's certificate for the Service's name, and its CA.
     const { caCert } = await createServingSecret(kubeconfig, {
@@ -91,14 +85,12 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       image: { ...images.webhook, pullPolicy: 'Never' },
       tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: caCert },
       proxyInjector: { config: { httpProxy: egress.proxy.url, httpsProxy: egress.proxy.url } },
-      // The apiserver calls the webhook from the node's address (no policy engine enforces it).
-      networkPolicy: { apiServerCidrs: [`${node.ip}/32`] },
-      extraEnv: api,
+      // The apiserver calls the webhook from the host's address on the node's network.
+      networkPolicy: { apiServerCidrs: [`${node.hostIp}/32`] },
     });
     await install('kfx-controller', CHARTS.controller, {
       image: { ...images.controller, pullPolicy: 'Never' },
       config: { reconcilers: { namespace: {}, quotas: {}, limitrange: {} } },
-      extraEnv: api,
     });
   });
 

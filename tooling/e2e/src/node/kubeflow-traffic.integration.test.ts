@@ -1,10 +1,11 @@
 // Real Kubeflow traffic through a real proxy, on a real node. kfx-webhook (the binary, configured
 // by its chart, its NO_PROXY discovered and defaulted, called by the real apiserver) injects the
 // settings, and real containers use them:
-// - a KFP-like call to `ml-pipeline.kubeflow` goes straight to the "cluster service" (an origin
-//   at the node's address, named so through the pod's hostAliases: the node has no DNS and no
-//   kube-proxy) because the injected NO_PROXY covers `.kubeflow`, while an external name goes
-//   through squid; a pod whose own NO_PROXY lacks `.kubeflow` sends the same call to squid;
+// - a KFP-like call to `ml-pipeline.kubeflow` goes straight to the cluster service (the Service
+//   `ml-pipeline` in namespace `kubeflow`, found through the cluster DNS and reached through
+//   kube-proxy; its backend is an origin on the host) because the injected NO_PROXY covers
+//   `.kubeflow`, while an external name goes through squid; a pod whose own NO_PROXY lacks
+//   `.kubeflow` sends the same call to squid;
 // - behind a TLS-inspecting proxy, a Go client trusts the proxy's certificates through the
 //   injected SSL_CERT_FILE (the proxy CA bundle from a ConfigMap, mounted read-only), and a pod
 //   that names its own SSL_CERT_FILE does not.
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import {
+  applyHostService,
   applyManifests,
   startControlPlane,
   startEgress,
@@ -33,7 +35,6 @@ let inspecting: InspectingProxy | undefined;
 let webhook: WebhookUnderTest | undefined;
 let image = '';
 let kubeconfig = '';
-let nodeIp = '';
 const NS = 'kubeflow-user-example-com';
 const BUNDLE = '/etc/kfx/proxy-ca/ca-bundle.crt';
 
@@ -43,10 +44,20 @@ describe.skipIf(!realNodeAvailable)(onRealNode('Kubeflow traffic on a real node'
     const node = env.node;
     if (!node) throw new Error('no node');
     kubeconfig = env.kubeconfigPath;
-    nodeIp = node.ip;
     egress = await startEgress(node, { direct: true });
     const proxyCa = createCertificateAuthority({ commonName: 'corporate inspecting proxy' });
-    inspecting = await startInspectingProxy({ address: node.ip, subnet: node.subnet, ca: proxyCa });
+    inspecting = await startInspectingProxy({
+      address: node.hostIp,
+      subnet: node.subnet,
+      ca: proxyCa,
+    });
+    await createSettledNamespace(kubeconfig, 'kubeflow');
+    await applyHostService(kubeconfig, {
+      namespace: 'kubeflow',
+      name: 'ml-pipeline',
+      ip: node.hostIp,
+      ports: [{ port: egress.origin.port }],
+    });
     // The bundle holds the proxy's CA and (standing in for the public roots) another CA.
     const publicRoot = createCertificateAuthority({ commonName: 'a public root' });
     await createSettledNamespace(kubeconfig, NS);
@@ -89,8 +100,6 @@ describe.skipIf(!realNodeAvailable)(onRealNode('Kubeflow traffic on a real node'
       metadata: { name, namespace: NS },
       spec: {
         restartPolicy: 'Never',
-        // No DNS on the node: the "cluster service" is the origin at the node's address.
-        hostAliases: [{ ip: nodeIp, hostnames: ['ml-pipeline.kubeflow'] }],
         containers: [
           { name: 'step', image, imagePullPolicy: 'Never', command: ['sh', '-c', command], env },
         ],

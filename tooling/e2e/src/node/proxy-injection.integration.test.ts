@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
+  applyHostService,
   applyManifests,
   startControlPlane,
   startEgress,
@@ -44,6 +45,15 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
     });
     image = await node.loadShellImage({ name: 'kfx.test/net:1' });
     await createSettledNamespace(kubeconfig, NS);
+    // origin.test, the name squid serves, is also the Service `origin` of namespace `test` (its
+    // backend the origin on the host): pods whose NO_PROXY covers it go there directly.
+    await createSettledNamespace(kubeconfig, 'test');
+    await applyHostService(kubeconfig, {
+      namespace: 'test',
+      name: 'origin',
+      ip: node.hostIp,
+      ports: [{ port: egress.origin.port }],
+    });
   });
 
   afterAll(async () => {
@@ -94,7 +104,6 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
     const { pod: done, log } = await runPod(
       kubeconfig,
       pod('direct', {
-        hostAliases: [{ ip: env.node?.ip ?? '', hostnames: ['origin.test'] }],
         containers: [
           {
             name: 'app',
