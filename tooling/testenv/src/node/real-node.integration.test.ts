@@ -5,7 +5,9 @@
 // nothing is left on the host (processes, links, iptables rules, files) after stop() or after
 // the test process is killed (the reaper).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,8 @@ import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { applyManifests } from '../objects.js';
 import { waitFor } from '../wait.js';
 import { startEgress } from './egress.js';
+import { writeShellImage } from './images.js';
+import { clusterNodeImages } from './load-image.js';
 import { cgroupPids } from './teardown.js';
 import { logOf, pod, podIn, support, title } from './test-pods.js';
 
@@ -95,6 +99,43 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
     const failed = await podIn(env, 'fails');
     expect(failed.status?.phase).toBe('Failed');
     expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(3);
+  });
+
+  it('loads an image into the node from the kubeconfig alone, also under its unqualified name', async () => {
+    // As `kfx demo load-image` does for a kept cluster: podman names local images localhost/…,
+    // and a pod spec's unqualified `kfx-test/hello:1` means docker.io/kfx-test/hello:1.
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-load-image-'));
+    try {
+      const archive = writeShellImage(join(dir, 'hello.tar'), {
+        name: 'localhost/kfx-test/hello:1',
+        cmd: ['echo', 'hello from a loaded image'],
+      });
+      const images = await clusterNodeImages(env.kubeconfigPath);
+      expect(await images.loadImage(archive)).toEqual([
+        'localhost/kfx-test/hello:1',
+        'docker.io/kfx-test/hello:1',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await applyManifests(
+      env.kubeconfigPath,
+      pod('loaded', { containers: [{ name: 'c', image: 'kfx-test/hello:1' }] }),
+    );
+    const done = await podIn(env, 'loaded');
+    expect(done.status?.phase).toBe('Succeeded');
+    expect(await logOf(env, 'loaded')).toBe('hello from a loaded image\n');
+  });
+
+  it('says which kubeconfig has no node to load images into', async () => {
+    const plain = await startControlPlane();
+    try {
+      await expect(clusterNodeImages(plain.kubeconfigPath)).rejects.toThrow(
+        `${plain.kubeconfigPath} is not the kubeconfig of a running kfx control plane with a real node`,
+      );
+    } finally {
+      await plain.stop();
+    }
   });
 
   it('never pulls: an image it does not have fails to pull at once', async () => {

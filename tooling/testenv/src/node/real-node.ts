@@ -5,7 +5,7 @@
 // subnet of their own (so two control planes can each run one). Pods really run: their images are
 // imported into containerd, never pulled. stop() kills everything in the node's cgroups and
 // deletes its host link; an exit hook and the detached reaper do the same if the test dies first.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { CertificateAuthority } from '@kfx/dev-certs';
@@ -273,8 +273,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       ...images,
       async loadShellImage(image) {
         const archive = join(dir, `image-${Date.now()}-${Math.random().toString(36).slice(2)}.tar`);
-        writeShellImage(archive, { ...image, fetch: options.fetch });
-        await images.loadImage(archive);
+        try {
+          writeShellImage(archive, { ...image, fetch: options.fetch });
+          await images.loadImage(archive);
+        } finally {
+          rmSync(archive, { force: true });
+        }
         return image.name;
       },
       pids: () => cgroupPids(cgroup),
