@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import { messageOf } from '@kfx/kube-runtime/serving';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
+import { certificateCommand } from './webhook-certificate.js';
 
 interface ManifestFlags {
   name: string;
@@ -137,10 +138,14 @@ Examples:
         throw new CliError(messageOf(error));
       }
     });
-  return new Command('webhook').addCommand(manifests).addHelpText(
-    'after',
-    `
+  return new Command('webhook')
+    .addCommand(manifests)
+    .addCommand(certificateCommand())
+    .addHelpText(
+      'after',
+      `
 Examples:
-  $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving | kubectl apply -f -`,
-  );
+  $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving | kubectl apply -f -
+  $ kfx webhook certificate -n kfx-system --create-namespace --ca-file kfx-webhook-ca.crt`,
+    );
 }
