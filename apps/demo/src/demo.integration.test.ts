@@ -16,11 +16,16 @@ const real = realNodeSupport().available;
 describe('kfx demo', () => {
   it(`shows the per-profile objects, injected variables, rewritten class and a passing UAT (${real ? 'real node' : 'kwok'})`, async () => {
     const { stdout } = await run(process.execPath, [main, 'demo'], { timeout: 240_000 });
-    expect(stdout).toMatch(/✓ control plane ready at https:\/\/127\.0\.0\.1:\d+/);
+    // With a real node the apiserver listens on the host's address on the node's network.
+    expect(stdout).toMatch(
+      real
+        ? /✓ control plane ready at https:\/\/10\.233\.\d+\.1:\d+/
+        : /✓ control plane ready at https:\/\/127\.0\.0\.1:\d+/,
+    );
     expect(stdout).toMatch(
       /ResourceQuota +quotas +quotas +requests\.cpu=8 requests\.nvidia\.com\/gpu=1/,
     );
-    const proxy = real ? 'http://10\\.233\\.\\d+\\.1:3128' : 'http://proxy\\.demo\\.example:3128';
+    const proxy = real ? 'http://proxy\\.kfx-demo:3128' : 'http://proxy\\.demo\\.example:3128';
     expect(stdout).toMatch(new RegExp(`notebook +HTTPS_PROXY +${proxy}`));
     expect(stdout).toMatch(/notebook +http_proxy +http:\/\/team-proxy:8080/);
     expect(stdout).toMatch(/shared-data +ReadWriteMany +nfs-client +standard/);

@@ -1,34 +1,23 @@
 // The local demonstration that `kfx demo` (and so `npm start`) runs. An embedded control plane (etcd,
-// kube-apiserver, controller-manager, scheduler) with a real node (containerd + kubelet) where the
-// machine allows one, kwok's simulated node where it does not; the real kfx-webhook and
-// kfx-controller binaries against it, then a Profile, a Pod, two claims and a UAT run, each with
-// what kfx did. On a real node a container also fetches through a real proxy, and the UAT suite
-// really runs.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
-import { renderWebhookConfiguration } from '@kfx/admission-core';
-import { createCertificateAuthority } from '@kfx/dev-certs';
-import { KubeClient, resources } from '@kfx/kube-runtime';
-import {
-  PROXY_INJECTOR_NAME,
-  PROXY_INJECTOR_PATH,
-  proxyInjectorRegistration,
-} from '@kfx/proxy-injector';
-import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@kfx/pvc-rewriter';
-import type { ControlPlane, Egress, ManagedProcess } from '@kfx/testenv';
+// kube-apiserver, controller-manager, scheduler) with a real node (containerd, kubelet, kube-proxy,
+// cluster DNS) where the machine allows one, kwok's simulated node where it does not; the real
+// kfx-webhook and kfx-controller binaries against it, then a Profile, a Pod, two claims and a UAT
+// run, each with what kfx did. On a real node a container also fetches through a real proxy, and
+// the UAT suite really runs. With --keep the cluster stays, for the charts (keep.ts).
+import { KubeClient } from '@kfx/kube-runtime';
+import type { Egress, ManagedProcess } from '@kfx/testenv';
 import { pino } from 'pino';
-import { stringify } from 'yaml';
-import { startApp } from './apps.js';
-import { showRealFetch, showRealUat, startEgress } from './real-node.js';
+import { startController, startWebhook, waitForWebhook } from './apps.js';
+import { handOver, keepMessage, writeCommands } from './keep.js';
+import { DEMO_PROXY_URL, showRealFetch, showRealUat, startEgress } from './real-node.js';
 import { showClaims, showPod, showProfile, showUat } from './scenario.js';
-import { loadTestenv, type Testenv } from './testenv.js';
+import { loadTestenv } from './testenv.js';
 
 /** The steps, on a real node (`real`) or on kwok. */
 function demoSteps(real: boolean): string[] {
   return [
     real
-      ? 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler) and a real node (containerd + kubelet), with squid as the egress proxy'
+      ? 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler) and a real node (containerd, kubelet, kube-proxy, CoreDNS), with squid as the egress proxy'
       : 'start a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)',
     'start kfx-webhook and kfx-controller against it',
     'create a Profile with quota labels and show the per-profile objects',
@@ -54,148 +43,11 @@ function clock(): (line: string) => void {
   };
 }
 
-async function startWebhook(
-  testenv: Testenv,
-  env: ControlPlane,
-  proxy: string,
-  log: (l: string) => void,
-): Promise<ManagedProcess> {
-  const ca = createCertificateAuthority({ commonName: 'kfx demo CA' });
-  const serving = ca.issue({ commonName: 'kfx-webhook', ipAddresses: ['127.0.0.1'] });
-  const certFile = join(env.dir, 'webhook.crt');
-  const keyFile = join(env.dir, 'webhook.key');
-  writeFileSync(certFile, serving.cert);
-  writeFileSync(keyFile, serving.key, { mode: 0o600 });
-  const [port, metricsPort] = await Promise.all([testenv.freePort(), testenv.freePort()]);
-  const config = join(env.dir, 'kfx-webhook.yaml');
-  writeFileSync(
-    config,
-    stringify({
-      port,
-      metricsPort,
-      tls: { certFile, keyFile },
-      proxyInjector: { httpProxy: proxy, httpsProxy: proxy, noProxy: ['.corp.example'] },
-      pvcRewriter: {
-        rules: [
-          {
-            accessModes: ['ReadWriteMany'],
-            fromStorageClassNames: ['<unset>', '<default>'],
-            storageClassName: 'nfs-client',
-          },
-        ],
-      },
-    }),
-  );
-  const webhook = startApp(
-    testenv,
-    'kfx-webhook',
-    'webhook',
-    ['--config', config, '--kubeconfig', env.kubeconfigPath],
-    env.dir,
-  );
-  await testenv.waitUntilHealthy(webhook, `https://127.0.0.1:${port}/readyz`, { ca: ca.cert });
-  // The same object `kfx webhook manifests --url … --ca-file …` prints.
-  const configuration = renderWebhookConfiguration({
-    kind: 'mutating',
-    name: 'kfx-webhook',
-    namespace: 'kfx-system',
-    url: `https://127.0.0.1:${port}`,
-    caBundle: ca.cert,
-    webhooks: [
-      proxyInjectorRegistration({
-        name: PROXY_INJECTOR_NAME,
-        path: PROXY_INJECTOR_PATH,
-        type: 'mutating',
-        failureMode: 'admit',
-      }),
-      pvcRewriterRegistration({
-        name: PVC_REWRITER_NAME,
-        path: PVC_REWRITER_PATH,
-        type: 'mutating',
-        failureMode: 'admit',
-      }),
-    ],
-  });
-  await testenv.applyManifests(env.kubeconfigPath, configuration as never);
-  log(`kfx-webhook serving on https://127.0.0.1:${port} (log: ${webhook.logFile})`);
-  return webhook;
-}
-
-async function startController(
-  testenv: Testenv,
-  env: ControlPlane,
-  proxy: string,
-  log: (l: string) => void,
-): Promise<ManagedProcess> {
-  const metricsPort = await testenv.freePort();
-  const config = join(env.dir, 'kfx-controller.yaml');
-  writeFileSync(
-    config,
-    stringify({
-      reconcilers: {
-        namespace: {},
-        quotas: {},
-        limitrange: {},
-        rbac: {
-          bindings: [{ name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true }],
-        },
-        'network-policies': {},
-        'proxy-config': {
-          httpProxy: proxy,
-          httpsProxy: proxy,
-          noProxy: ['.corp.example'],
-        },
-      },
-      resyncSeconds: 60,
-    }),
-  );
-  const controller = startApp(
-    testenv,
-    'kfx-controller',
-    'controller',
-    [
-      '--config',
-      config,
-      '--kubeconfig',
-      env.kubeconfigPath,
-      '--metrics-port',
-      String(metricsPort),
-      '--no-leader-elect',
-    ],
-    env.dir,
-  );
-  await testenv.waitUntilHealthy(controller, `http://127.0.0.1:${metricsPort}/readyz`);
-  log(
-    `kfx-controller reconciling Profiles (metrics: http://127.0.0.1:${metricsPort}/metrics, log: ${controller.logFile})`,
-  );
-  return controller;
-}
-
-/** The apiserver takes a new webhook configuration up asynchronously: probe with a dry run. */
-async function waitForWebhook(testenv: Testenv, client: KubeClient): Promise<void> {
-  await testenv.waitFor(
-    async () => {
-      const pod = await client.create<V1Pod>(
-        resources.pods,
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'probe', namespace: 'default' },
-          spec: { containers: [{ name: 'c', image: 'busybox' }] },
-        },
-        { namespace: 'default', dryRun: true },
-      );
-      const injected = pod.spec?.containers[0]?.env?.some((e) => e.name === 'HTTPS_PROXY') === true;
-      return injected
-        ? { done: true, value: undefined }
-        : { done: false, saw: 'a Pod without the proxy variables' };
-    },
-    { description: 'the API server to call kfx-webhook', timeoutMs: 30_000, intervalMs: 250 },
-  );
-}
-
 export interface DemoOptions {
-  /** Leave everything running until SIGINT or SIGTERM, and print the kubeconfig to explore. */
+  /**
+   * Leave the cluster running (the demo's own apps stopped) until SIGINT or SIGTERM, and print
+   * the line that points kfx, kubectl and helm at it.
+   */
   keep?: boolean;
 }
 
@@ -230,10 +82,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     log(`✓ control plane ready at ${env.server}`);
     if (node) {
       log(`✓ real node ${node.name} ready at ${node.ip} (pods on ${node.subnet})`);
-      egress = await startEgress(testenv, node);
-      log(`✓ squid forwarding the node's pods at ${egress.proxy.url}`);
+      egress = await startEgress(testenv, env, node);
+      log(`✓ squid forwarding the node's pods: ${DEMO_PROXY_URL} (at ${egress.proxy.url})`);
     }
-    const proxy = egress?.proxy.url ?? DEMO_PROXY;
+    const proxy = egress ? DEMO_PROXY_URL : DEMO_PROXY;
     await testenv.applyManifests(env.kubeconfigPath, [
       {
         apiVersion: 'storage.k8s.io/v1',
@@ -285,9 +137,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     if (uat.result.exitCode !== 0) process.exitCode = 1;
 
     if (options.keep) {
-      console.log(
-        `\nEverything keeps running. Explore with kubectl:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get profiles,ns\n  kubectl -n team-demo get resourcequota,limitrange,networkpolicy,rolebinding,configmap\nCtrl-C stops it.`,
-      );
+      await handOver(testenv, env, apps);
+      console.log(keepMessage(env, await writeCommands(testenv, env), egress));
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

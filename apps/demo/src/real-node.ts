@@ -1,8 +1,9 @@
 // The demo on a real node: pods really run, so the proxy settings kfx-webhook injects are shown in
-// use. A real forward proxy (squid) on the node's address forwards only to an origin on this
-// machine; a container created with no proxy settings fetches from it and squid's log names the
-// pod. The UAT run executes a real suite image built here (a static shell and a script that prints
-// pytest-like output and JUnit).
+// use. A real forward proxy (squid, on the host's address on the node's network, the Service
+// `proxy` of namespace `kfx-demo` for pods) forwards only to an origin on this machine; a
+// container created with no proxy settings fetches from it and squid's log names the pod. The UAT
+// run executes a real suite image built here (a static shell and a script that prints pytest-like
+// output and JUnit).
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { resources, type KubeClient } from '@kfx/kube-runtime';
@@ -12,9 +13,37 @@ import { DEMO_PROFILE, uatReporter, uatSummary } from './scenario.js';
 import { table } from './table.js';
 import type { Testenv } from './testenv.js';
 
-/** squid on the node's address and an origin behind it, the demo's stand-in for the internet. */
-export function startEgress(testenv: Testenv, node: ControlPlaneNode): Promise<Egress> {
-  return testenv.startEgress(node, { hostName: 'origin.demo', body: 'hello from the internet\n' });
+/** The namespace of what the demo cluster provides, and its egress proxy as pods name it. */
+export const DEMO_NAMESPACE = 'kfx-demo';
+export const DEMO_PROXY_URL = `http://proxy.${DEMO_NAMESPACE}:3128`;
+
+/** squid and an origin behind it (the demo's stand-in for the internet), squid as a Service. */
+export async function startEgress(
+  testenv: Testenv,
+  env: ControlPlane,
+  node: ControlPlaneNode,
+): Promise<Egress> {
+  const egress = await testenv.startEgress(node, {
+    hostName: 'origin.demo',
+    body: 'hello from the internet\n',
+  });
+  try {
+    await testenv.applyManifests(env.kubeconfigPath, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: DEMO_NAMESPACE },
+    });
+    await testenv.applyHostService(env.kubeconfigPath, {
+      namespace: DEMO_NAMESPACE,
+      name: 'proxy',
+      ip: node.hostIp,
+      ports: [{ port: 3128, targetPort: Number(new URL(egress.proxy.url).port) }],
+    });
+  } catch (error) {
+    await egress.stop();
+    throw error;
+  }
+  return egress;
 }
 
 const SHELL_IMAGE = 'kfx.demo/shell:1';
@@ -107,7 +136,7 @@ export async function showRealUat(
     image,
     command: ['sh', '/suite/run.sh'],
     junitFile: '/tmp/junit.xml',
-    env: { HTTP_PROXY: egress.proxy.url, ORIGIN_URL: egress.url('uat') },
+    env: { HTTP_PROXY: DEMO_PROXY_URL, ORIGIN_URL: egress.url('uat') },
     artifactsDir: join(env.dir, 'uat-artifacts'),
     timeoutMs: 120_000,
     reporter: uatReporter(log),
