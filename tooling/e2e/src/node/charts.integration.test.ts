@@ -1,9 +1,15 @@
-// The images `npm run images` builds, running as Pods on a real node, installed by their Helm
-// charts as an operator would: the apiserver calls kfx-webhook in its Pods through its Service
-// (verifying the serving certificate for <service>.<namespace>.svc), and kfx-controller, from its
-// Pods, converges a Profile. Both reach the apiserver as in any cluster, through the `kubernetes`
-// Service (kube-proxy) with their service accounts; nothing in the values points them elsewhere.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The charts as the root README's quick start installs them, on the cluster `npm start -- --keep`
+// leaves: the built `kfx demo --keep` runs, then every command of the README's block
+// `kfx-check=quick-start` runs word for word in a shell that has run the line the demo printed, so
+// kfx, kubectl and helm are the ones it put on the PATH (the images are what `npm run images`
+// builds). Then, as a user would check: both charts' Pods are ready from those images and reach the
+// apiserver through the `kubernetes` Service with their service accounts (nothing in the values
+// points them elsewhere); a Pod created with no proxy settings in another namespace is injected by
+// kfx-webhook (the apiserver calls it through its Service, verifying the certificate `kfx webhook
+// certificate` made) and reaches a Service by name directly and the internet through the proxy;
+// kfx-controller, from its Pods, converges a Profile.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,147 +22,155 @@ import type {
 import { buildImages, containersUnavailable } from '@kfx/images';
 import {
   applyManifests,
-  startControlPlane,
-  startEgress,
+  ensureBinaries,
+  profileNamespace,
   waitFor,
-  type ControlPlane,
-  type Egress,
+  writeShellImage,
+  type ProfileLike,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../apps.js';
 import { createSettledNamespace, getJson, listJson } from '../cluster.js';
-import { CHARTS, helmOk, withValuesFile } from '../helm.js';
-import { createServingSecret } from '../serving-secret.js';
+import { readGuide } from '../guide.js';
+import { commandLines } from '../shell-words.js';
 import { onRealNode, realNodeAvailable, runPod } from './pods.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'kfx-e2e-node-charts-'));
 const NAMESPACE = 'kfx-system';
+const PROXY = 'http://proxy.kfx-demo:3128';
 const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
 const title = noImages
-  ? `the charts' images on a real node (skipped: ${noImages})`
-  : onRealNode("the charts' images on a real node");
+  ? `the README's chart installs on the kept demo cluster (skipped: ${noImages})`
+  : onRealNode("the README's chart installs on the kept demo cluster");
 
-let env: ControlPlane;
-let egress: Egress;
+// The user's working folder: the clone's charts (apps/), and whatever the commands write.
+const work = mkdtempSync(join(tmpdir(), 'kfx-e2e-quick-start-'));
+let demo: RunningApp | undefined;
+let exportLine = '';
 let kubeconfig = '';
-const images: Record<string, { repository: string; tag: string }> = {};
+let internet = '';
 
-async function install(release: string, chart: string, values: object): Promise<void> {
-  await withValuesFile(values, (file) =>
-    helmOk([
-      'install',
-      release,
-      chart,
-      '--namespace',
-      NAMESPACE,
-      '--kubeconfig',
-      kubeconfig,
-      '--values',
-      file,
-      '--wait',
-      '--timeout',
-      '180s',
-    ]),
-  );
+/** Runs one command as a user's shell does after pasting the line the demo printed. */
+function asUser(words: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'sh',
+      ['-c', `${exportLine}\nexec "$@"`, 'sh', ...words],
+      { cwd: work },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${words.join(' ')} failed:\n${stderr}${stdout}`));
+        else resolve(stdout);
+      },
+    );
+  });
 }
 
 describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
   beforeAll(async () => {
-    env = await startControlPlane({ components: ['node'] });
-    const node = env.node;
-    if (!node) throw new Error('no node');
-    kubeconfig = env.kubeconfigPath;
-    const built = await buildImages(root);
-    for (const app of built.apps) {
-      await node.loadImage(app.image);
-      const [repository = '', tag = ''] = app.image.split(/:(?=[^:]+$)/);
-      images[app.app] = { repository, tag };
+    symlinkSync(join(root, 'apps'), join(work, 'apps'));
+    await buildImages(root); // what `npm run images` builds
+    demo = startApp('@kfx/cli', ['demo', '--keep'], join(work, 'demo.log'), { cwd: root });
+    const printed = await waitFor(
+      () => {
+        const log = demo?.log() ?? '';
+        if (demo?.exitStatus()) throw new Error(`kfx demo --keep exited:\n${log}`);
+        const line = /^ {2}(export KUBECONFIG=.*)$/m.exec(log)?.[1];
+        return Promise.resolve(
+          line && log.includes('Ctrl-C stops it')
+            ? { done: true as const, value: { line, log } }
+            : { done: false as const, saw: log.split('\n').slice(-3).join('\n') },
+        );
+      },
+      { description: 'kfx demo --keep to leave the cluster', timeoutMs: 300_000 },
+    );
+    exportLine = printed.line;
+    kubeconfig = /KUBECONFIG=(\S+)/.exec(printed.line)?.[1] ?? '';
+    internet = /reach the internet \((http:\/\/origin\.demo:\d+\/)\)/.exec(printed.log)?.[1] ?? '';
+    for (const words of commandLines(readGuide(join(root, 'README.md')).text('quick-start'))) {
+      await asUser(words);
     }
-    egress = await startEgress(node);
-    await createSettledNamespace(kubeconfig, NAMESPACE);
-
-    // tls.mode=secret: the operator's certificate for the Service's name, and its CA.
-    const { caCert } = await createServingSecret(kubeconfig, {
-      name: 'webhook-tls',
-      namespace: NAMESPACE,
-      service: 'kfx-webhook',
-    });
-    await install('kfx-webhook', CHARTS.webhook, {
-      image: { ...images.webhook, pullPolicy: 'Never' },
-      tls: { mode: 'secret', secretName: 'webhook-tls', caBundle: caCert },
-      proxyInjector: { config: { httpProxy: egress.proxy.url, httpsProxy: egress.proxy.url } },
-      // The apiserver calls the webhook from the host's address on the node's network.
-      networkPolicy: { apiServerCidrs: [`${node.hostIp}/32`] },
-    });
-    await install('kfx-controller', CHARTS.controller, {
-      image: { ...images.controller, pullPolicy: 'Never' },
-      config: { reconcilers: { namespace: {}, quotas: {}, limitrange: {} } },
-    });
   });
 
   afterAll(async () => {
-    for (const release of ['kfx-controller', 'kfx-webhook']) {
-      await helmOk([
-        'uninstall',
-        release,
-        '--namespace',
-        NAMESPACE,
-        '--kubeconfig',
-        kubeconfig,
-      ]).catch(() => undefined);
-    }
-    await egress.stop();
-    await env.stop();
-    rmSync(dir, { recursive: true, force: true });
+    // Ctrl-C, as the README says: the demo removes the cluster and everything installed on it.
+    demo?.child.kill('SIGINT');
+    await demo?.exited;
+    rmSync(work, { recursive: true, force: true });
   });
 
-  it('runs both apps from their images as Pods on the node, ready', async () => {
+  it('runs both charts from the images npm run images built, every replica ready', async () => {
     for (const app of ['webhook', 'controller']) {
-      const deployment = await getJson<V1Deployment>(
-        kubeconfig,
-        ['deployment', `kfx-${app}`],
-        NAMESPACE,
+      const deployment = await waitFor(
+        async () => {
+          const found = await getJson<V1Deployment>(
+            kubeconfig,
+            ['deployment', `kfx-${app}`],
+            NAMESPACE,
+          );
+          return found.status?.readyReplicas === 2
+            ? { done: true, value: found }
+            : { done: false, saw: JSON.stringify(found.status?.conditions ?? []) };
+        },
+        { description: `kfx-${app} to be ready`, timeoutMs: 180_000 },
       );
-      expect(deployment.status?.readyReplicas, app).toBe(2);
-      const container = deployment.spec?.template.spec?.containers[0];
-      expect(container?.image).toBe(`${images[app]?.repository}:${images[app]?.tag}`);
+      // The chart's default image: loaded into the node, never pulled.
+      expect(deployment.spec?.template.spec?.containers[0]?.image).toBe(`kfx/${app}:0.0.0`);
+      expect(deployment.spec?.template.spec?.containers[0]?.env ?? []).not.toContainEqual(
+        expect.objectContaining({ name: 'KUBERNETES_SERVICE_HOST' }),
+      );
     }
+    // The demo's own webhook configuration is gone; the chart's is the only one.
+    expect(await asUser(['kubectl', 'get', 'mutatingwebhookconfigurations', '-o', 'name'])).toBe(
+      'mutatingwebhookconfiguration.admissionregistration.k8s.io/kfx-webhook\n',
+    );
   });
 
-  it('has the apiserver call kfx-webhook through its Service, and the Pod uses what it injected', async () => {
+  it('injects a Pod that then reaches a Service by name and the internet through the proxy', async () => {
+    // A shell image with the static fetch client, loaded as the README loads images.
+    const { fetch } = await ensureBinaries(['fetch']);
+    writeShellImage(join(work, 'shell.tar'), { name: 'localhost/quick-start/shell:1', fetch });
+    await asUser(['kfx', 'demo', 'load-image', 'shell.tar']);
     await createSettledNamespace(kubeconfig, 'team-a');
-    const node = env.node;
-    if (!node) throw new Error('no node');
-    const image = await node.loadShellImage({ name: 'kfx.test/net:1' });
-    const url = egress.url('from-chart');
     const pod: V1Pod = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'fetcher', namespace: 'team-a' },
       spec: {
         restartPolicy: 'Never',
-        containers: [{ name: 'app', image, imagePullPolicy: 'Never', command: ['fetch', url] }],
+        containers: [
+          {
+            name: 'app',
+            image: 'quick-start/shell:1',
+            command: [
+              'sh',
+              '-c',
+              `fetch http://kfx-controller-metrics.${NAMESPACE}.svc:8080/readyz && fetch ${internet}from-a-pod`,
+            ],
+          },
+        ],
       },
     };
     const { pod: done, log } = await runPod(kubeconfig, pod);
+    expect(done.status?.phase, log).toBe('Succeeded');
     expect(done.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBe('true');
-    expect(done.spec?.containers[0]?.env).toContainEqual({
-      name: 'HTTP_PROXY',
-      value: egress.proxy.url,
-    });
-    expect(log).toBe('hello from the origin\n');
-    expect(egress.proxy.requests()).toContainEqual(
-      expect.objectContaining({ url, client: done.status?.podIP, result: 'TCP_MISS/200' }),
-    );
+    const env = done.spec?.containers[0]?.env ?? [];
+    expect(env).toContainEqual({ name: 'HTTP_PROXY', value: PROXY });
+    expect(env.find((e) => e.name === 'NO_PROXY')?.value?.split(',')).toContain('.svc');
+    // The controller's metrics Service, found by name and reached directly; then the origin,
+    // which listens on this machine's loopback only: squid, behind the proxy Service, got it there.
+    expect(log).toBe('ok\nhello from the internet\n');
   });
 
   it('has kfx-controller, in its Pods, converge a Profile', async () => {
-    await applyManifests(kubeconfig, {
+    // The chart's default reconcilers (quotas, limitrange) work in the namespace Kubeflow's
+    // profile controller makes for a Profile: made here as it makes it.
+    const [profile] = await applyManifests(kubeconfig, {
       apiVersion: 'kubeflow.org/v1',
       kind: 'Profile',
       metadata: { name: 'team-b', labels: { 'quotas.kfx.dev/requests.cpu': '4' } },
       spec: { owner: { kind: 'User', name: 'bob@example.com' } },
     } as KubernetesObject);
+    await applyManifests(kubeconfig, profileNamespace(profile as ProfileLike));
     const quota = await waitFor(
       async () => {
         const [found] = await listJson<V1ResourceQuota>(kubeconfig, ['resourcequotas'], 'team-b');
@@ -166,16 +180,29 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       { description: 'kfx-controller to make the quota of team-b', timeoutMs: 120_000 },
     );
     expect(quota['requests.cpu']).toBe('4');
-    const namespace = await getJson(kubeconfig, ['namespace', 'team-b']);
-    expect(namespace.metadata?.ownerReferences?.[0]).toMatchObject({
-      kind: 'Profile',
-      name: 'team-b',
-    });
+    const reconciled = await getJson<{
+      status?: { conditions?: { type: string; message?: string }[] };
+    }>(kubeconfig, ['profile', 'team-b']);
+    expect(reconciled.status?.conditions).toContainEqual(
+      expect.objectContaining({
+        type: 'KfxReconciled',
+        status: 'True',
+        message: 'applied: quotas, limitrange',
+      }),
+    );
     const lease = await getJson<{ spec?: { holderIdentity?: string } }>(
       kubeconfig,
       ['lease', 'kfx-controller'],
       NAMESPACE,
     );
     expect(lease.spec?.holderIdentity).toMatch(/^kfx-controller-/);
+    // The CA the webhook's configuration trusts is the file kfx webhook certificate wrote.
+    const hooks = await getJson<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
+      kubeconfig,
+      ['mutatingwebhookconfiguration', 'kfx-webhook'],
+    );
+    expect(Buffer.from(hooks.webhooks[0]?.clientConfig.caBundle ?? '', 'base64').toString()).toBe(
+      readFileSync(join(work, 'kfx-webhook-ca.crt'), 'utf8'),
+    );
   });
 });
