@@ -47,7 +47,7 @@ export async function writeCommands(testenv: Testenv, env: ControlPlane): Promis
 }
 
 /** The line to paste in another shell. */
-export const pathLine = (env: ControlPlane, bin: string): string =>
+const pathLine = (env: ControlPlane, bin: string): string =>
   `export KUBECONFIG=${quote(env.kubeconfigPath)} PATH=${quote(bin)}:"$PATH"`;
 
 export function keepMessage(env: ControlPlane, bin: string, egress: Egress | undefined): string {

@@ -14,7 +14,7 @@ import { table } from './table.js';
 import type { Testenv } from './testenv.js';
 
 /** The namespace of what the demo cluster provides, and its egress proxy as pods name it. */
-export const DEMO_NAMESPACE = 'kfx-demo';
+const DEMO_NAMESPACE = 'kfx-demo';
 export const DEMO_PROXY_URL = `http://proxy.${DEMO_NAMESPACE}:3128`;
 
 /** squid and an origin behind it (the demo's stand-in for the internet), squid as a Service. */

@@ -27,7 +27,7 @@ export interface ClusterDnsOptions {
   timeoutMs: number;
 }
 
-export function corefile(hostIp: string, kubeconfigPath: string, readyPort: number): string {
+function corefile(hostIp: string, kubeconfigPath: string, readyPort: number): string {
   return `${CLUSTER_DOMAIN} in-addr.arpa ip6.arpa {
     bind ${hostIp}
     errors

@@ -29,7 +29,7 @@ export function nodeContainerd(controlPlaneDir: string): ContainerdPaths {
 }
 
 /** `localhost/x:t` → `docker.io/x:t`: what an unqualified `x:t` in a pod spec resolves to. */
-export function unqualifiedName(name: string): string | undefined {
+function unqualifiedName(name: string): string | undefined {
   return name.startsWith('localhost/') ? `docker.io/${name.slice('localhost/'.length)}` : undefined;
 }
 

@@ -25,7 +25,7 @@ export interface NodeNetwork {
 }
 
 /** The bridge inside the node's network namespace. */
-export const NODE_BRIDGE = 'cni0';
+const NODE_BRIDGE = 'cni0';
 
 const ip = (args: readonly string[]) =>
   execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

@@ -18,7 +18,7 @@ import { startEgress } from './egress.js';
 import { writeShellImage } from './images.js';
 import { clusterNodeImages } from './load-image.js';
 import { cgroupPids } from './teardown.js';
-import { logOf, pod, podIn, support, title } from './test-pods.js';
+import { logOf, pod, podIn, shellPod, support, title } from './test-pods.js';
 
 /** The host's iptables rules that belong to a cluster: kube-proxy's, or naming its subnets. */
 const hostRules = (...subnets: string[]) =>
@@ -195,21 +195,12 @@ describe.skipIf(!support.available)(title('a real node beside kwok'), () => {
       const url = egress.url('via-proxy');
       await core.createNamespacedPod({
         namespace: 'default',
-        body: pod('proxied', {
-          containers: [
-            {
-              name: 'c',
-              image,
-              imagePullPolicy: 'Never',
-              command: [
-                'sh',
-                '-c',
-                `fetch ${url} && fetch http://elsewhere.test:${origin.port}/ 2>&1 || echo refused`,
-              ],
-              env: [{ name: 'HTTP_PROXY', value: proxy.url }],
-            },
-          ],
-        }),
+        body: shellPod(
+          'proxied',
+          image,
+          `fetch ${url} && fetch http://elsewhere.test:${origin.port}/ 2>&1 || echo refused`,
+          { env: [{ name: 'HTTP_PROXY', value: proxy.url }] },
+        ),
       });
       const done = await podIn(env, 'proxied');
       expect(await logOf(env, 'proxied')).toMatch(/^hello from the origin\n[^]*refused\n$/);
@@ -254,20 +245,11 @@ describe.skipIf(!support.available)(title('real nodes and the host'), () => {
               metadata: { name: mine, namespace: 'default' },
               spec: { ports: [{ port: 80 }] },
             } as V1Service,
-            pod('lookup', {
-              containers: [
-                {
-                  name: 'c',
-                  image,
-                  imagePullPolicy: 'Never',
-                  command: [
-                    'sh',
-                    '-c',
-                    `nslookup ${mine}.default.svc.cluster.local && ! nslookup ${theirs}.default.svc.cluster.local`,
-                  ],
-                },
-              ],
-            }),
+            shellPod(
+              'lookup',
+              image,
+              `nslookup ${mine}.default.svc.cluster.local && ! nslookup ${theirs}.default.svc.cluster.local`,
+            ),
           ]);
           const done = await podIn(env, 'lookup');
           expect(done.status?.phase, await logOf(env, 'lookup')).toBe('Succeeded');

@@ -13,24 +13,13 @@ import { API_SERVICE_IP } from '../pki.js';
 import { CLUSTER_DNS_IP } from './cluster-dns.js';
 import { applyHostService } from './host-service.js';
 import { startOrigin } from './origin.js';
-import { logOf, pod, podIn, support, title } from './test-pods.js';
+import { logOf, pod, podIn, shellPod, support, title } from './test-pods.js';
 
 describe.skipIf(!support.available)(title('Services and cluster DNS on a real node'), () => {
   let env: ControlPlane;
   let image = '';
   const run = async (name: string, script: string, namespace = 'default') => {
-    await applyManifests(
-      env.kubeconfigPath,
-      pod(
-        name,
-        {
-          containers: [
-            { name: 'c', image, imagePullPolicy: 'Never', command: ['sh', '-c', script] },
-          ],
-        },
-        { namespace },
-      ),
-    );
+    await applyManifests(env.kubeconfigPath, shellPod(name, image, script, { namespace }));
     const done = await podIn(env, name, namespace);
     return { pod: done, log: await logOf(env, name, namespace) };
   };

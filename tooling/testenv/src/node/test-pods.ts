@@ -23,6 +23,29 @@ export const pod = (
   spec: { restartPolicy: 'Never', nodeName: 'kfx-node', ...spec },
 });
 
+/** A pod that runs `script` in sh with `image` (already on the node) and its `env`. */
+export const shellPod = (
+  name: string,
+  image: string,
+  script: string,
+  meta: { namespace?: string; env?: { name: string; value: string }[] } = {},
+): V1Pod =>
+  pod(
+    name,
+    {
+      containers: [
+        {
+          name: 'c',
+          image,
+          imagePullPolicy: 'Never',
+          command: ['sh', '-c', script],
+          env: meta.env ?? [],
+        },
+      ],
+    },
+    { namespace: meta.namespace ?? 'default' },
+  );
+
 /** Waits until the pod is in one of `phases` (default: finished); returns it. */
 export async function podIn(
   env: ControlPlane,
