@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BINARY_NAMES,
-  binaryCacheDir,
   ensureBinaries,
+  moduleCacheDir,
+  moduleOf,
   readBuildRecord,
   startControlPlane,
   type OptionalComponent,
@@ -30,18 +31,26 @@ if (values.cold) {
   });
 }
 
-const record = readBuildRecord(binaryCacheDir());
 console.log(
   '\nCold build of the control-plane binaries (seconds, Go build cache empty at first build):',
 );
-if (record) {
+// One record per wrapper module (each has its own cache folder), in build order.
+const records = [...new Set(BINARY_NAMES.map(moduleOf))].map((module) => ({
+  module,
+  record: readBuildRecord(moduleCacheDir(module)),
+}));
+if (records.some((r) => r.record)) {
   let total = 0;
-  for (const [name, s] of Object.entries(record.seconds)) {
-    total += s;
-    console.log(`  ${name.padEnd(26)} ${s.toFixed(0).padStart(5)}`);
+  for (const { module, record } of records) {
+    if (!record) continue;
+    for (const [name, s] of Object.entries(record.seconds)) {
+      total += s;
+      console.log(`  ${`${name} (${module.name})`.padEnd(36)} ${s.toFixed(0).padStart(5)}`);
+    }
   }
+  const last = records.find((r) => r.record)?.record;
   console.log(
-    `  ${'total'.padEnd(26)} ${total.toFixed(0).padStart(5)}   (${record.goVersion}, built ${record.builtAt})`,
+    `  ${'total'.padEnd(36)} ${total.toFixed(0).padStart(5)}   (${last?.goVersion ?? ''}, built ${last?.builtAt ?? ''})`,
   );
 } else {
   console.log('  no build recorded (binaries came from KUBEBUILDER_ASSETS)');
