@@ -438,7 +438,7 @@ describe('the kfx-webhook Helm chart', () => {
     expect(applied.code, applied.output).toBe(0);
   });
 
-  it('will not render a NetworkPolicy without the apiserver addresses, and says what to set', async () => {
+  it('finds the apiserver addresses in the cluster, and without a cluster says what to set', async () => {
     const args = [
       'template',
       'kfx',
@@ -455,6 +455,40 @@ describe('the kfx-webhook Helm chart', () => {
     });
     const none = await exec(helm, [...args, '--set', 'networkPolicy.enabled=false']);
     expect(none.stdout).not.toContain('kind: NetworkPolicy');
+
+    // Against a cluster (helm install, or template --dry-run=server), the apiservers' addresses
+    // come from the `kubernetes` Service's EndpointSlice, as the endpoint reconciler writes it.
+    const slice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { 'kubernetes.io/service-name': 'kubernetes' },
+      },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.0.0.10'] }, { addresses: ['10.0.0.11'] }],
+      ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+    };
+    expect((await runKubectl(['apply', '-f', '-'], JSON.stringify(slice))).code).toBe(0);
+    try {
+      const found = await exec(helm, [
+        ...args,
+        '--dry-run=server',
+        '--kubeconfig',
+        env?.kubeconfigPath ?? '',
+      ]);
+      const objects = parseYamlDocuments<Rendered>(found.stdout, 'helm template --dry-run=server');
+      const policy = find(objects, 'NetworkPolicy') as Rendered & {
+        spec: { ingress: { from: { ipBlock?: { cidr: string } }[] }[] };
+      };
+      expect(policy.spec.ingress[0]?.from.map((peer) => peer.ipBlock?.cidr)).toEqual([
+        '10.0.0.10/32',
+        '10.0.0.11/32',
+      ]);
+    } finally {
+      await runKubectl(['delete', 'endpointslice', '-n', 'default', 'kubernetes']);
+    }
     const lint = exec(helm, ['lint', chart, '--set', 'networkPolicy.apiServerCidrs={10.0.0.10}']);
     await expect(lint).rejects.toMatchObject({
       stdout: expect.stringMatching(

@@ -129,3 +129,27 @@ container reaches its limit instead of growing past it; "" without either.
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The CIDRs the kube-apiserver calls the webhook from, as a JSON list: networkPolicy.apiServerCidrs,
+else (and without extraFrom) the addresses of the `kubernetes` Service's EndpointSlices at install
+time, where the apiservers listen: the control-plane nodes of a self-hosted cluster. Empty where
+there is no cluster to ask (helm template).
+*/}}
+{{- define "kfx-webhook.apiServerCidrs" -}}
+{{- $policy := .Values.networkPolicy -}}
+{{- $cidrs := $policy.apiServerCidrs | default list -}}
+{{- if not (or $cidrs $policy.extraFrom) -}}
+{{- $slices := lookup "discovery.k8s.io/v1" "EndpointSlice" "default" "" -}}
+{{- range (get $slices "items") | default list -}}
+{{- if eq (get (.metadata.labels | default dict) "kubernetes.io/service-name") "kubernetes" -}}
+{{- range .endpoints | default list -}}
+{{- range .addresses | default list -}}
+{{- $cidrs = append $cidrs (printf "%s/%s" . (ternary "128" "32" (contains ":" .))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $cidrs | uniq | toJson -}}
+{{- end -}}
