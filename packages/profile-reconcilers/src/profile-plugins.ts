@@ -7,8 +7,8 @@
 import type { Problem } from './reconciler.js';
 import type { Profile } from './profile.js';
 
-export const GCP_SERVICE_ACCOUNT_ANNOTATION = 'iam.gke.io/gcp-service-account';
-export const AWS_ROLE_ANNOTATION = 'eks.amazonaws.com/role-arn';
+const GCP_SERVICE_ACCOUNT_ANNOTATION = 'iam.gke.io/gcp-service-account';
+const AWS_ROLE_ANNOTATION = 'eks.amazonaws.com/role-arn';
 
 const GCP_SERVICE_ACCOUNT = /^[a-z][-a-z0-9]{4,28}[a-z0-9]@[-a-z0-9.]+\.iam\.gserviceaccount\.com$/;
 const AWS_ROLE_ARN = /^arn:aws(-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;

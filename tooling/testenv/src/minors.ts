@@ -24,7 +24,7 @@ export const OLDEST_MINOR_BINARIES: readonly BinaryName[] = [
 ];
 
 /** The oldest minor's wrapper module; its cache folders sit beside the newest's. */
-export const OLDEST_MODULE: WrapperModule = {
+const OLDEST_MODULE: WrapperModule = {
   name: 'control-plane',
   dir: fileURLToPath(new URL(`../go-${OLDEST_MINOR}/`, import.meta.url)),
   sources: ['go.mod', 'go.sum'],
