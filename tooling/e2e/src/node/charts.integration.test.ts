@@ -187,7 +187,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       expect.objectContaining({
         type: 'KfxReconciled',
         status: 'True',
-        message: 'applied: quotas, limitrange',
+        message: 'Reconciled: applied: quotas, limitrange',
       }),
     );
     const lease = await getJson<{ spec?: { holderIdentity?: string } }>(
