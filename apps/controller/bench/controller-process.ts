@@ -3,7 +3,7 @@
 // every write counted is a reconcile's. Extra node flags come from BENCH_NODE_FLAGS (e.g.
 // `--cpu-prof`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +19,13 @@ export interface Controller {
   stop: () => void;
 }
 
-/** Writes the controller's config file (YAML text) and returns its path. */
+const configDirs: string[] = [];
+
+/** Writes the controller's config file (YAML text) and returns its path (stopAll removes it). */
 export function controllerConfig(yaml: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'kfx-bench-')), 'controller.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-bench-'));
+  configDirs.push(dir);
+  const path = join(dir, 'controller.yaml');
   writeFileSync(path, yaml);
   return path;
 }
@@ -56,4 +60,5 @@ export async function startController(kubeconfig: string, config: string): Promi
 export function stopAll(): void {
   for (const child of running) child.kill('SIGTERM');
   running.clear();
+  for (const dir of configDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

@@ -17,6 +17,7 @@ import {
   leaseHolder,
   spawnController,
   waitForHolder,
+  removeConfigs,
   writeConfig,
   type ControllerProcess,
 } from './testing/processes.js';
@@ -41,6 +42,7 @@ afterAll(async () => {
   controller?.child.kill('SIGKILL');
   client.close();
   await env?.stop();
+  removeConfigs();
 });
 
 it('reconciles as the leader, reports health and metrics, and stops cleanly on SIGTERM', async () => {

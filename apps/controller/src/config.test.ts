@@ -1,11 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@kfx/kube-runtime';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-controller-config-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);

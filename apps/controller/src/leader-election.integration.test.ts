@@ -13,6 +13,7 @@ import { startController, type RunningController } from './run.js';
 import {
   spawnController,
   waitForHolder,
+  removeConfigs,
   writeConfig,
   type ControllerProcess,
 } from './testing/processes.js';
@@ -45,6 +46,7 @@ afterAll(async () => {
   for (const running of inProcess) await running.stop();
   client.close();
   await env?.stop();
+  removeConfigs();
 });
 
 async function standby(identity: string): Promise<RunningController> {

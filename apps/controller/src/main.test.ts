@@ -1,13 +1,17 @@
 // The built binary's command line: help, and refusals that name the flag or config key before
 // anything touches a cluster. (Build first: `pnpm run build`.)
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
+const dir = mkdtempSync(join(tmpdir(), 'kfx-main-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -35,7 +39,7 @@ describe('kfx-controller', () => {
   });
 
   it('exits 2 and names the key of an invalid config before connecting anywhere', async () => {
-    const config = join(mkdtempSync(join(tmpdir(), 'kfx-main-')), 'c.yaml');
+    const config = join(dir, 'c.yaml');
     writeFileSync(config, 'reconcilers:\n  quotas:\n    labelPrefix: "a/b"\n');
     await expect(
       run(process.execPath, [main, '--config', config, '--kubeconfig', '/nonexistent']),

@@ -1,13 +1,16 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { waitUntilHealthy } from './health.js';
 import { freePort } from './ports.js';
 import { startProcess } from './processes.js';
 
 describe('waitUntilHealthy', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kfx-health-'));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('gives up when the process exits (not at the timeout), showing the end of its log', async () => {
     const proc = startProcess({

@@ -4,7 +4,7 @@
 // apiserver, need other flags, a real node, or cluster-wide objects of their own) keep calling
 // startControlPlane.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1LabelSelector } from '@kubernetes/client-node';
@@ -99,6 +99,7 @@ export async function useSharedControlPlane(
   kubeConfig.loadFromFile(info.kubeconfigPath);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const created: string[] = [];
+  const userDirs: string[] = [];
   const slugOf = (name: string) =>
     name
       .toLowerCase()
@@ -140,11 +141,14 @@ export async function useSharedControlPlane(
       acting.contexts = acting.contexts.map((c) =>
         c.name === acting.currentContext ? { ...c, user: name } : c,
       );
-      const path = join(mkdtempSync(join(tmpdir(), 'kfx-user-')), 'kubeconfig');
+      const dir = mkdtempSync(join(tmpdir(), 'kfx-user-'));
+      userDirs.push(dir);
+      const path = join(dir, 'kubeconfig');
       writeFileSync(path, acting.exportConfig(), { mode: 0o600 });
       return { path, kubeConfig: acting };
     },
     async release() {
+      for (const dir of userDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
       // Without kube-controller-manager a deleted namespace stays Terminating with its objects;
       // the random suffix keeps the next file clear of it either way.
       for (const name of created.splice(0)) {

@@ -1,18 +1,21 @@
 // The command groups the CLI takes from the packages, run as a user would: the built binary.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseYamlDocuments } from '@kfx/testenv';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const kfx = (...args: string[]) => run(process.execPath, [main, ...args]);
 const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-commands-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('kfx preview', () => {
   const file = join(dir, 'workloads.yaml');

@@ -1,7 +1,7 @@
 // Runs the built kfx-controller binary as a child process, as a cluster would, keeping its
 // output for the test's failure messages. (Build first: `pnpm run build`.)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,10 +37,20 @@ export function spawnController(
   return { child, output: () => output, exited };
 }
 
+const configDirs: string[] = [];
+
+/** Writes a configuration file in a folder of its own; removeConfigs() removes them all. */
 export function writeConfig(yaml: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'kfx-controller-')), 'controller.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-controller-'));
+  configDirs.push(dir);
+  const path = join(dir, 'controller.yaml');
   writeFileSync(path, yaml);
   return path;
+}
+
+/** Removes every folder writeConfig made (call it in afterAll). */
+export function removeConfigs(): void {
+  for (const dir of configDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function leaseHolder(

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@kfx/kube-runtime';
@@ -9,7 +9,7 @@ import type {
   V1RoleBinding,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { enableReconciler } from '../enable.js';
 import type { Profile } from '../profile.js';
 import type { ProfileReconciler } from '../reconciler.js';
@@ -489,6 +489,9 @@ describe('namespace', () => {
 describe('templates', () => {
   it('reads files relative to the config, puts objects in the Profile namespace unless told otherwise', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kfx-templates-'));
+    onTestFinished(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
     writeFileSync(
       join(dir, 'cm.yaml'),
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  owner: "{{ owner.name }}"\n',
