@@ -39,6 +39,7 @@ export async function startEgress(
       ip: node.hostIp,
       ports: [{ port: 3128, targetPort: Number(new URL(egress.proxy.url).port) }],
     });
+    await node.serviceRouted(DEMO_NAMESPACE, 'proxy');
   } catch (error) {
     await egress.stop();
     throw error;

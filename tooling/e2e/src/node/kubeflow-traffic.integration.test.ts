@@ -58,6 +58,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('Kubeflow traffic on a real node'
       ip: node.hostIp,
       ports: [{ port: egress.origin.port }],
     });
+    await node.serviceRouted('kubeflow', 'ml-pipeline');
     // The bundle holds the proxy's CA and (standing in for the public roots) another CA.
     const publicRoot = createCertificateAuthority({ commonName: 'a public root' });
     await createSettledNamespace(kubeconfig, NS);

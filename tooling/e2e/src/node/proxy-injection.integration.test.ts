@@ -54,6 +54,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('proxy injection on a real node')
       ip: node.hostIp,
       ports: [{ port: egress.origin.port }],
     });
+    await node.serviceRouted('test', 'origin');
   });
 
   afterAll(async () => {

@@ -5,8 +5,10 @@
 // subnet of their own (so two control planes can each run one). Pods really run: their images are
 // imported into containerd, never pulled. stop() kills everything in the node's cgroups and
 // deletes its host link; an exit hook and the detached reaper do the same if the test dies first.
+import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { CertificateAuthority } from '@kfx/dev-certs';
 import { waitUntilHealthy } from '../health.js';
@@ -25,6 +27,7 @@ import { startNodeNamespace } from './namespace.js';
 import { cniConfig, type NodeNetwork } from './network.js';
 import { cgroupPids, teardownNode, type NodeTraces } from './teardown.js';
 
+const execAsync = promisify(execFile);
 const NODE_NAME = 'kfx-node';
 /** Written into the control plane's folder for the reaper. */
 const NODE_TRACES_FILE = 'node.json';
@@ -52,6 +55,12 @@ export interface RealNode extends NodeImages {
    * loads it; resolves with its name.
    */
   loadShellImage(options: Omit<ShellImageOptions, 'fetch'>): Promise<string>;
+  /**
+   * Resolves once kube-proxy has written the rules that send the Service's cluster IP to its
+   * endpoints (it does so a moment after the Service and its endpoints exist, as on any
+   * cluster; a pod that connects before gets `network is unreachable`).
+   */
+  serviceRouted(namespace: string, name: string): Promise<void>;
   /** Every process of the node (its daemons, shims and containers), from its cgroups. */
   pids(): number[];
   stop(): Promise<void>;
@@ -280,6 +289,25 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
           rmSync(archive, { force: true });
         }
         return image.name;
+      },
+      async serviceRouted(serviceNamespace, name) {
+        // kube-proxy's nat rule for a cluster IP: `--comment "<ns>/<name>[:<port>] cluster IP"`,
+        // jumping to the Service's chain only while it has endpoints.
+        const rule = new RegExp(
+          `--comment "?${serviceNamespace}/${name}(:[^ "]*)? cluster IP"? .*-j KUBE-SVC-`,
+        );
+        await waitFor(
+          async () => {
+            const { stdout } = await execAsync('sh', [
+              '-c',
+              namespace.inside('iptables-save -t nat'),
+            ]);
+            return stdout.split('\n').some((line) => rule.test(line))
+              ? { done: true as const, value: undefined }
+              : { done: false as const, saw: 'no rule for its cluster IP yet' };
+          },
+          { description: `kube-proxy to route Service ${serviceNamespace}/${name}`, timeoutMs },
+        );
       },
       pids: () => cgroupPids(cgroup),
       stop: () => stop(processes),

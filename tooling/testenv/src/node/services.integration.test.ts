@@ -90,6 +90,7 @@ describe.skipIf(!support.available)(title('Services and cluster DNS on a real no
       } as V1Service,
     ]);
     await podIn(env, 'web', 'team', ['Running']);
+    await env.node?.serviceRouted('team', 'web');
     const { pod: done, log } = await run('client', 'cat /etc/resolv.conf; fetch http://web.team/');
     expect(done.status?.phase, log).toBe('Succeeded');
     expect(log).toContain(`nameserver ${CLUSTER_DNS_IP}\n`);
@@ -107,6 +108,7 @@ describe.skipIf(!support.available)(title('Services and cluster DNS on a real no
         ip: node.hostIp,
         ports: [{ port: 80, targetPort: origin.port }],
       });
+      await node.serviceRouted('team', 'origin');
       const { pod: done, log } = await run('to-host', 'fetch http://origin.team/from-pod');
       expect(done.status?.phase, log).toBe('Succeeded');
       expect(log).toBe('hello from the origin\n');
