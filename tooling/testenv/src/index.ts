@@ -97,7 +97,7 @@ export {
   type SharedControlPlaneOptions,
 } from './shared-plane.js';
 export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
-export { WaitTimeoutError, waitFor, type WaitOptions } from './wait.js';
+export { until, WaitTimeoutError, waitFor, type UntilOptions, type WaitOptions } from './wait.js';
 export {
   registerWebhook,
   serveWebhook,

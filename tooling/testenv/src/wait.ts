@@ -45,3 +45,32 @@ export async function waitFor<T>(
     await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
 }
+
+export interface UntilOptions {
+  /** Default 30 s: a deadline for a stuck test, never a measure of speed. */
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** What was seen instead, for the timeout's message. */
+  saw?: () => string;
+}
+
+/**
+ * Resolves with what `check` returns once that is neither undefined nor false; a thrown error
+ * counts as what it saw. After `timeoutMs` it fails naming `what` (e.g. "the lease to move").
+ */
+export async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  options: UntilOptions = {},
+): Promise<T> {
+  const { timeoutMs = 30_000, intervalMs = 10, saw = () => 'not yet' } = options;
+  return waitFor(
+    async () => {
+      const value = await check();
+      return value === undefined || value === false
+        ? { done: false as const, saw: saw() }
+        : { done: true as const, value };
+    },
+    { description: what, timeoutMs, intervalMs },
+  );
+}

@@ -1,4 +1,4 @@
-import { h2Session, postH1, postH2 } from '@kfx/testenv';
+import { h2Session, postH1, postH2, until } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
 import { Agent } from 'node:https';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -26,10 +26,6 @@ function gatedWebhook() {
   return { webhook, release, entered: () => entered };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 const body = JSON.stringify(admissionReviewFor({ object: notebookPod() }));
 let t: TestServer | undefined;
 
@@ -48,7 +44,7 @@ describe('graceful close', () => {
       postH1(port, '/mutate/slow', body, { ca: certs.caCert }),
       postH2(session, '/mutate/slow', body),
     ];
-    await until(() => gate.entered() === 2);
+    await until(() => gate.entered() === 2, 'both admissions in the webhook');
     let closed = false;
     const closing = t.server.close().then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -92,7 +88,7 @@ describe('graceful close', () => {
       handlerTimeoutMs: 60_000,
     });
     const stuck = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
-    await until(() => gate.entered() === 1);
+    await until(() => gate.entered() === 1, 'the admission in the webhook');
     await t.server.close();
     await expect(stuck).rejects.toThrow(/socket hang up|ECONNRESET/);
     expect(t.logs.some((l) => l.msg === 'cut connections still open after shutdownTimeoutMs')).toBe(
@@ -110,7 +106,7 @@ describe('closeOnSignals', () => {
     const stop = closeOnSignals(t.server, { signals: ['SIGTERM'], exit });
     try {
       const inFlight = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
-      await until(() => gate.entered() === 1);
+      await until(() => gate.entered() === 1, 'the admission in the webhook');
       process.emit('SIGTERM', 'SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(exit).not.toHaveBeenCalled();

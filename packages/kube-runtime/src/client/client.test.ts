@@ -1,6 +1,7 @@
 // The client's retry policy against a scripted server: 429 storms, 5xx and refused connections
 // cannot be produced on demand by a real apiserver. The real one is in client.integration.test.ts.
 import { KubeConfig } from '@kubernetes/client-node';
+import { until } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.js';
@@ -222,9 +223,6 @@ describe('KubeClient requests', () => {
 describe('KubeClient lists', () => {
   it('hands over each object as it is read, page by page, never a whole page at once', async () => {
     let release: (() => void) | undefined;
-    const waitUntil = async (done: () => boolean) => {
-      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
     const pages: string[] = [];
     api.handle((req, res) => {
       const url = new URL(req.url ?? '', 'http://x');
@@ -254,7 +252,7 @@ describe('KubeClient lists', () => {
     expect(seen).toEqual(['ConfigMap/v1/a', 'ConfigMap/v1/b', 'ConfigMap/v1/c']);
     expect(pages).toEqual(['first', 'p2']);
     const all = client.list(resources.configMaps, { namespace: 'n' });
-    await waitUntil(() => release !== undefined && pages.length === 3);
+    await until(() => release !== undefined && pages.length === 3, 'the third page');
     release?.();
     expect((await all).items.map((i) => i.metadata?.name)).toEqual(['a', 'b', 'c']);
     client.close();

@@ -1,3 +1,4 @@
+import { until } from '@kfx/testenv';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { WorkQueue, type ReconcileContext } from './work-queue.js';
@@ -13,10 +14,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /** Resolves when `check` holds, polling the event loop. */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 2));
-}
-
 describe('WorkQueue', () => {
   it('runs a key added several times before it was picked up once', async () => {
     const queue = new WorkQueue({ name: 'dedupe', logger: silent });
@@ -47,12 +44,12 @@ describe('WorkQueue', () => {
       concurrent--;
     });
     queue.add('a');
-    await until(() => queue.inFlight === 1);
+    await until(() => queue.inFlight === 1, 'queue.inFlight === 1');
     queue.add('a');
     queue.add('a');
     expect(queue.length).toBe(0);
     gate.resolve();
-    await until(() => runs === 2 && queue.inFlight === 0);
+    await until(() => runs === 2 && queue.inFlight === 0, 'runs === 2 && queue.inFlight === 0');
     await queue.shutdown();
     await running;
     expect(runs).toBe(2);
@@ -71,7 +68,7 @@ describe('WorkQueue', () => {
       concurrent--;
     });
     for (const key of ['a', 'b', 'c', 'd', 'e']) queue.add(key);
-    await until(() => queue.inFlight === 3);
+    await until(() => queue.inFlight === 3, 'queue.inFlight === 3');
     expect(queue.length).toBe(2);
     gate.resolve();
     await queue.shutdown();
@@ -91,9 +88,9 @@ describe('WorkQueue', () => {
       if (failures.length <= 3) throw new Error('apiserver said no');
     });
     queue.add('a');
-    await until(() => failures.length === 4);
+    await until(() => failures.length === 4, 'failures.length === 4');
     queue.add('a');
-    await until(() => failures.length === 5);
+    await until(() => failures.length === 5, 'failures.length === 5');
     await queue.shutdown();
     await running;
     expect(failures).toEqual([0, 1, 2, 3, 0]);
@@ -110,7 +107,7 @@ describe('WorkQueue', () => {
       return runs === 1 ? { requeueAfterMs: 5 } : undefined;
     });
     queue.add('token/refresh');
-    await until(() => runs === 2);
+    await until(() => runs === 2, 'runs === 2');
     await queue.shutdown();
     await running;
     expect(await queue.registry.metrics()).toContain(
@@ -126,7 +123,7 @@ describe('WorkQueue', () => {
     });
     queue.addAfter('a', 5);
     queue.addAfter('a', 3_600_000);
-    await until(() => seen.length === 1);
+    await until(() => seen.length === 1, 'seen.length === 1');
     await queue.shutdown();
     await running;
     expect(seen).toEqual(['a']);
@@ -162,7 +159,7 @@ describe('WorkQueue', () => {
     });
     queue.add('a');
     queue.add('b');
-    await until(() => queue.inFlight === 1);
+    await until(() => queue.inFlight === 1, 'queue.inFlight === 1');
     await queue.shutdown({ drain: false });
     await running;
     expect(seen).toEqual(['a']);

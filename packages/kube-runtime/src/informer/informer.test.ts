@@ -2,6 +2,7 @@
 // silent, a 429 on the list, a 410 at a chosen moment. The happy path, restarts and a real 410
 // are in informer.integration.test.ts against a real control plane.
 import type { ServerResponse } from 'node:http';
+import { until } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../client/client.js';
@@ -20,14 +21,6 @@ const cm = (name: string, resourceVersion: string): KubeObject => ({
   kind: 'ConfigMap',
   metadata: { name, namespace: 'n', resourceVersion },
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 function send(type: string, object: object): void {
   for (const watch of watches) watch.write(`${JSON.stringify({ type, object })}\n`);

@@ -1,4 +1,5 @@
 import { createCertificateAuthority, type CertificateAndKey } from '@kfx/dev-certs';
+import { until } from '@kfx/testenv';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,14 +50,6 @@ async function start(options: { pollIntervalMs?: number; caFile?: boolean } = {}
     onError: (error) => errors.push(error.message),
   });
   return { files, initial, changes, errors, watcher };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('watchTlsFiles', () => {
