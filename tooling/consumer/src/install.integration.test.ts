@@ -4,13 +4,14 @@
 // tarball holds, and the one-line refusal of a Node.js that is too old.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bin, createProject, exec, packAll } from './project.js';
 import { installLine, typescriptExamples } from './readme-examples.js';
 import {
   catalogRange,
   lowestVersion,
+  docsPages,
   peerRanges,
   publishedPackages,
   repoRoot,
@@ -59,7 +60,7 @@ const otherInstalls = Object.fromEntries(
 /** README files that are whole programs: each README's first example, and its Usage sections'. */
 const whole = new Set<string>();
 
-/** Every README's ts examples as files of the project. */
+/** Every README's ts examples, and those of its pages in docs/, as files of the project. */
 function readmeFiles(): Record<string, string> {
   const files: Record<string, string> = {};
   for (const pkg of packages) {
@@ -75,6 +76,14 @@ function readmeFiles(): Record<string, string> {
         whole.add(`readme-${short}-${example.line}.ts`);
       // A block without imports is a fragment of the one before; made a module so names do not clash.
       files[`readme-${short}-${example.line}.ts`] = `${example.code}\nexport {};\n`;
+    }
+    // The pages of docs/<package>/: their blocks are checked like the README's short ones.
+    for (const page of docsPages(pkg)) {
+      const name = basename(page, '.md');
+      for (const example of typescriptExamples(readFileSync(page, 'utf8'))) {
+        files[`docs-${basename(pkg.dir)}-${name}-${example.line}.ts`] =
+          `${example.code}\nexport {};\n`;
+      }
     }
   }
   return files;

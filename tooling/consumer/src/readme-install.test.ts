@@ -1,10 +1,11 @@
-// Each package README's install line names every package its examples import: with pnpm (and
-// with npm when versions differ), an import of a package you did not install fails.
+// Each package README's install line names every package its examples (and those of its pages
+// in docs/) import: with pnpm (and with npm when versions differ), an import of a package you did
+// not install fails.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importedPackages, installLine, typescriptExamples } from './readme-examples.js';
-import { publishedPackages } from './workspace.js';
+import { docsPages, publishedPackages, repoRoot } from './workspace.js';
 
 describe('README install lines', () => {
   for (const pkg of publishedPackages()) {
@@ -12,10 +13,19 @@ describe('README install lines', () => {
       const readme = readFileSync(join(pkg.dir, 'README.md'), 'utf8');
       const installed = installLine(readme);
       expect(installed, 'an `npm install …` line').toContain(pkg.name);
-      const missing = typescriptExamples(readme).flatMap((example) =>
-        importedPackages(example.code)
-          .filter((name) => !installed.includes(name))
-          .map((name) => `${name} (README.md:${example.line})`),
+      const pages = [
+        { file: 'README.md', text: readme },
+        ...docsPages(pkg).map((page) => ({
+          file: relative(repoRoot, page),
+          text: readFileSync(page, 'utf8'),
+        })),
+      ];
+      const missing = pages.flatMap(({ file, text }) =>
+        typescriptExamples(text).flatMap((example) =>
+          importedPackages(example.code)
+            .filter((name) => !installed.includes(name))
+            .map((name) => `${name} (${file}:${example.line})`),
+        ),
       );
       expect(
         missing,

@@ -1,7 +1,7 @@
 // What the consumer tests install: the published @kfx packages of this repository and the peer
 // ranges they declare (pnpm-workspace.yaml's `peers` catalog), with the lowest version of each.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -27,6 +27,19 @@ export function publishedPackages(): PublishedPackage[] {
     })
     .filter((found) => !found.private)
     .map(({ name, dir }) => ({ name, dir }));
+}
+
+/**
+ * The pages of `docs/<package folder>/` (details moved out of a package README), whose examples
+ * are held to the same checks as the README's.
+ */
+export function docsPages(pkg: PublishedPackage): string[] {
+  const dir = join(repoRoot, 'docs', basename(pkg.dir));
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => join(dir, file));
 }
 
 interface Workspace {
