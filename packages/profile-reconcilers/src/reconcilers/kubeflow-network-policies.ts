@@ -1,7 +1,8 @@
 // The default NetworkPolicy set for a Kubeflow profile namespace: deny by default, then let in
 // what Kubeflow needs (the Istio ingress gateway, Knative, the kubeflow namespace, Prometheus)
 // and let out what workloads need (DNS, istiod, the cluster-local gateway, Kubeflow services,
-// optionally the API server and the internet minus private ranges). See the README for each.
+// optionally the API server and the internet minus private ranges). See
+// docs/profile-reconcilers/network-policies.md for each.
 // Every member selects the Pods of `pods` (default: all), so a site can give the set to one
 // class of workloads (e.g. those not labelled protected-b) and write its own for the others.
 import type { KubeObject } from '@kfx/kube-runtime';
