@@ -1,8 +1,8 @@
 // Where the control-plane binaries come from: KUBEBUILDER_ASSETS when it holds them, otherwise a
 // cache folder keyed by the hash of the wrapper Go module that pins them (go.mod + go.sum), built
 // on first need. Most come from one module (`go/`, the Kubernetes one); a binary whose
-// dependencies would move the versions of that module's (CoreDNS) has a wrapper module of its own
-// and a cache folder of its own, and so does the oldest Kubernetes minor (minors.ts).
+// dependencies would move the versions of that module's (CoreDNS, versitygw) has a wrapper module
+// of its own and a cache folder of its own, and so does the oldest Kubernetes minor (minors.ts).
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -24,6 +24,8 @@ export const BINARY_NAMES = [
   // The real node's Services and cluster DNS.
   'kube-proxy',
   'coredns',
+  // Not part of a cluster: an S3 server on a folder, for tests that upload artifacts (s3.ts).
+  'versitygw',
 ] as const;
 export type BinaryName = (typeof BINARY_NAMES)[number];
 export type BinaryPaths = Record<BinaryName, string>;
@@ -53,9 +55,23 @@ const COREDNS: WrapperModule = {
   sources: ['go.mod', 'go.sum', 'main.go'],
 };
 
+/** versitygw pulls in the AWS and Azure SDKs and newer golang.org/x modules. */
+const VERSITYGW: WrapperModule = {
+  name: 'versitygw',
+  dir: fileURLToPath(new URL('../versitygw/', import.meta.url)),
+  sources: ['go.mod', 'go.sum', 'tools.go'],
+};
+
+/** The binaries a cluster needs; the rest (versitygw) only serve some tests, built when used. */
+export const CLUSTER_BINARY_NAMES: readonly BinaryName[] = BINARY_NAMES.filter(
+  (name) => name !== 'versitygw',
+);
+
 /** The wrapper module each binary is built from. */
 export function moduleOf(name: BinaryName): WrapperModule {
-  return name === 'coredns' ? COREDNS : CONTROL_PLANE;
+  if (name === 'coredns') return COREDNS;
+  if (name === 'versitygw') return VERSITYGW;
+  return CONTROL_PLANE;
 }
 
 /** Cache root: $KFX_CACHE_DIR, else $XDG_CACHE_HOME/kfx, else ~/.cache/kfx. */

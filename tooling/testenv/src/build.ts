@@ -87,6 +87,12 @@ const TARGETS: Record<BinaryName, Target> = {
     module: 'kfx.dev/tooling/testenv/go',
     ldflags: () => [],
   },
+  // The S3 gateway's own main, with the version variables its Makefile sets.
+  versitygw: {
+    importPath: 'github.com/versity/versitygw/cmd/versitygw',
+    module: 'github.com/versity/versitygw',
+    ldflags: (v) => [`-X main.Version=${v}`],
+  },
   kwok: { importPath: 'sigs.k8s.io/kwok/cmd/kwok', module: 'sigs.k8s.io/kwok', ldflags: () => [] },
   helm: {
     importPath: 'helm.sh/helm/v3/cmd/helm',

@@ -1,9 +1,9 @@
 // kfx-testenv: build the control-plane binaries ahead of the tests, or start a control plane
 // to explore by hand.
-//   kfx-testenv binaries [--minor oldest]        build what is missing, print where each binary is
+//   kfx-testenv binaries [--all] [--minor oldest] build what is missing, print where each binary is
 //   kfx-testenv start [--full] [--minor oldest]  start one and keep it until Ctrl-C
 import { parseArgs } from 'node:util';
-import { BINARY_NAMES } from './binaries.js';
+import { BINARY_NAMES, CLUSTER_BINARY_NAMES } from './binaries.js';
 import { BinaryBuildError } from './build.js';
 import { startControlPlane } from './control-plane.js';
 import {
@@ -15,7 +15,8 @@ import {
 } from './minors.js';
 
 const usage = `Usage:
-  kfx-testenv binaries          build the missing control-plane binaries; print their paths
+  kfx-testenv binaries [--all]  build the missing control-plane binaries; print their paths
+                                (--all: also the servers only some tests use: versitygw)
   kfx-testenv start [--full]    start etcd + kube-apiserver (--full: also controller-manager,
                                 scheduler and kwok) and keep them running until Ctrl-C
 
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
     allowPositionals: true,
     options: {
       full: { type: 'boolean' },
+      all: { type: 'boolean' },
       minor: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -47,7 +49,7 @@ async function main(): Promise<number> {
   }
   const minor = kubernetesMinor(values.minor);
   if (command === 'binaries') {
-    const names = ownBinaries(minor, BINARY_NAMES);
+    const names = ownBinaries(minor, values.all ? BINARY_NAMES : CLUSTER_BINARY_NAMES);
     const paths = await ensureMinorBinaries(names, minor, log);
     for (const name of names) process.stdout.write(`${name}\t${paths[name]}\n`);
     return 0;

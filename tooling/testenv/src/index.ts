@@ -96,6 +96,7 @@ export {
   type SharedControlPlaneInfo,
   type SharedControlPlaneOptions,
 } from './shared-plane.js';
+export { startS3Server, type S3Object, type S3Server, type S3ServerOptions } from './s3.js';
 export { startProcess, type ManagedProcess, type StartProcessOptions } from './processes.js';
 export { until, WaitTimeoutError, waitFor, type UntilOptions, type WaitOptions } from './wait.js';
 export {
