@@ -1,6 +1,15 @@
 // The files a run leaves for people who cannot reach the cluster: the suite's log (written as it
-// arrives, so that even a killed run leaves what it saw), the JUnit XML and a summary.
-import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
+// arrives, so that even a killed run leaves what it saw), the JUnit XML and a summary. A run that
+// uploads to S3 without a folder keeps the log in a temporary one until it is uploaded.
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { messageOf } from '@kfx/kube-runtime';
 import { UatInputError } from './outcome.js';
@@ -14,11 +23,19 @@ export const ARTIFACT_FILES = {
 export class Artifacts {
   readonly dir: string | undefined;
   #log: WriteStream | undefined;
+  #temp: string | undefined;
+  #logFile: string | undefined;
 
-  /** Without a folder, nothing is written. The folder is created (with parents) at once. */
-  constructor(dir: string | undefined) {
+  /**
+   * Without a folder, nothing is written (but the log, to a temporary folder, with
+   * `keepLog`). The folder is created (with parents) at once.
+   */
+  constructor(dir: string | undefined, options: { keepLog?: boolean } = {}) {
     this.dir = dir === undefined ? undefined : resolve(dir);
-    if (this.dir === undefined) return;
+    if (this.dir === undefined) {
+      if (options.keepLog) this.#temp = mkdtempSync(join(tmpdir(), 'kfx-uat-log-'));
+      return;
+    }
     try {
       mkdirSync(this.dir, { recursive: true });
     } catch (error) {
@@ -32,9 +49,16 @@ export class Artifacts {
     return this.dir === undefined ? undefined : join(this.dir, ARTIFACT_FILES[file]);
   }
 
+  /** The file the log is written to (the folder's, or a temporary one), once it has a line. */
+  get logFile(): string | undefined {
+    return this.#logFile;
+  }
+
   appendLog(text: string): void {
-    const path = this.path('log');
+    const path =
+      this.path('log') ?? (this.#temp === undefined ? undefined : join(this.#temp, 'uat.log'));
     if (path === undefined) return;
+    this.#logFile = path;
     this.#log ??= createWriteStream(path, { flags: 'w' });
     this.#log.write(`${text}\n`);
   }
@@ -49,6 +73,12 @@ export class Artifacts {
         else done();
       });
     });
+  }
+
+  /** Removes the temporary folder (the log of an upload), if any. */
+  dispose(): void {
+    if (this.#temp !== undefined) rmSync(this.#temp, { recursive: true, force: true });
+    this.#temp = undefined;
   }
 
   writeJunit(xml: string): string | undefined {

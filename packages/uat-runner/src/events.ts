@@ -2,7 +2,16 @@
 // The runner only emits these; rendering is the caller's business.
 
 export type StepName =
-  'profile' | 'namespace' | 'env' | 'job' | 'start' | 'suite' | 'results' | 'cleanup';
+  | 'profile'
+  | 'namespace'
+  | 'env'
+  | 'job'
+  | 'start'
+  | 'suite'
+  | 'results'
+  /** The artifacts to S3: started.json first, the rest once the suite has ended. */
+  | 'upload'
+  | 'cleanup';
 
 export type StepStatus = 'start' | 'done' | 'failed' | 'skipped';
 

@@ -21,6 +21,9 @@ export {
   type RbacSubject,
 } from './rbac.js';
 export { runUat } from './run.js';
+export type { S3Options } from './s3-client.js';
+export { isS3Url } from './spyglass.js';
+export type { UploadReport } from './upload.js';
 export {
   RUN_DEFAULTS,
   type StepRecord,

@@ -13,6 +13,8 @@ import {
 } from './names.js';
 import type { CreateNamespaceMode } from './namespace.js';
 import type { Outcome } from './outcome.js';
+import type { S3Options } from './s3-client.js';
+import type { UploadReport } from './upload.js';
 
 export const RUN_DEFAULTS = {
   profile: DEFAULT_PROFILE,
@@ -28,6 +30,8 @@ export const RUN_DEFAULTS = {
   cleanupTimeoutMs: 120_000,
   /** The Job's `ttlSecondsAfterFinished`: ample for the runner to read it once it has ended. */
   jobTtlSeconds: 600,
+  /** For each batch of artifact uploads (started.json; log, JUnit and finished.json; summary). */
+  uploadTimeoutMs: 120_000,
 } as const;
 
 export interface UatRunOptions {
@@ -75,6 +79,17 @@ export interface UatRunOptions {
   cleanupTimeoutMs?: number | undefined;
   /** Folder for uat.log, junit.xml and summary.json. Default: none written. */
   artifactsDir?: string | undefined;
+  /**
+   * `s3://bucket/prefix`: upload the log, JUnit and summary there in Prow's job-artifact layout
+   * (started.json, build-log.txt, artifacts/junit_uat.xml, artifacts/summary.json,
+   * finished.json). Credentials come from the AWS SDK's standard chain. Works with or without
+   * `artifactsDir`.
+   */
+  artifactsUrl?: string | undefined;
+  /** How to reach S3 for `artifactsUrl`: endpoint, path-style addressing, region. */
+  s3?: S3Options | undefined;
+  /** For each batch of uploads to `artifactsUrl`. Default 2 min. */
+  uploadTimeoutMs?: number | undefined;
   /** Leave the created objects in place (for debugging); no later run or clean removes them. */
   keep?: boolean | undefined;
   /** Aborting (Ctrl-C) stops waiting, cleans up, and ends the run as `interrupted`. */
@@ -115,6 +130,11 @@ export interface UatResult {
   /** `streams`: log streams opened (more than 1 when a broken stream was resumed). */
   log: { lines: number; streams: number; file?: string | undefined; error?: string | undefined };
   artifactsDir?: string | undefined;
+  /**
+   * The upload to `artifactsUrl`: what went up, and the first failure (`s3://bucket/key: why`)
+   * with the files not tried after it. A failed upload makes `exitCode` 2 when it was 0 or 1.
+   */
+  upload?: UploadReport | undefined;
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;

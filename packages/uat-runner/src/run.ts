@@ -2,7 +2,9 @@
 // then the Profile and its namespace, the env Secret, the Job; the suite's log is streamed
 // while the Job runs; results are collected; and whatever the run created is deleted again —
 // after success, failure, timeout or Ctrl-C alike. It never throws: the result says how it went,
-// and an interruption that comes while it cleans up still makes the run `interrupted`.
+// and an interruption that comes while it cleans up still makes the run `interrupted`. With
+// `artifactsUrl`, the artifacts also go to S3 (run-upload.ts), before clean-up for the same
+// reason: an interrupted run's clean-up may be cut short, its results should not be.
 import { messageOf } from '@kfx/kube-runtime';
 import { Artifacts } from './artifacts.js';
 import { cleanUp, type CleanupReport } from './cleanup.js';
@@ -16,6 +18,14 @@ import { runsIn } from './leftovers.js';
 import { collectResults, type CollectedResults } from './results.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
 import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
+import {
+  finishedInfo,
+  finishUpload,
+  prepareUpload,
+  uploadResults,
+  uploadStarted,
+} from './run-upload.js';
+import type { ArtifactUpload } from './upload.js';
 import { Steps } from './steps.js';
 import { finishLog } from './suite.js';
 
@@ -47,11 +57,23 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   let outcome: Outcome;
   let reason: string;
   let artifacts = new Artifacts(undefined);
+  let upload: ArtifactUpload | undefined;
   try {
     const built = checkInput(options, runId, namespace, expires);
     state.built = built;
-    artifacts = new Artifacts(options.artifactsDir);
+    upload = prepareUpload(options);
+    artifacts = new Artifacts(options.artifactsDir, { keepLog: upload !== undefined });
     state.artifacts = artifacts;
+    if (upload) {
+      await uploadStarted(upload, steps, {
+        startedAt,
+        runId,
+        namespace,
+        profile: options.namespace === undefined ? namespace : undefined,
+        image: built.job.spec?.template.spec?.containers.find((c) => c.name === built.container)
+          ?.image,
+      });
+    }
     const finished = await setUpAndRun(state, built);
     outcome = finished.outcome;
     reason = finished.reason;
@@ -70,6 +92,24 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
     reporter({ type: 'warning', message: `results could not be written: ${messageOf(error)}` });
   }
   await artifacts.closeLog().catch(() => undefined);
+  if (upload) {
+    await uploadResults(
+      upload,
+      steps,
+      artifacts,
+      junit.xml,
+      finishedInfo(outcome, reason, {
+        runId,
+        namespace,
+        job: state.built && {
+          name: state.built.name,
+          pod: state.pod ?? state.finished?.pod,
+          exitCode: state.finished?.exitCode,
+        },
+        junit: results.junit,
+      }),
+    );
+  }
   const cleanup = await cleanUpAfter(state);
   if (outcome !== 'interrupted' && options.signal?.aborted) {
     // Ctrl-C while cleaning up: the run finished cleaning, but the caller asked it to stop.
@@ -108,6 +148,12 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
     steps: steps.records,
     cleanup,
   };
+  if (upload) {
+    await finishUpload(upload, result, (message) => {
+      reporter({ type: 'warning', message });
+    });
+  }
+  artifacts.dispose();
   try {
     artifacts.writeSummary(result);
   } catch (error) {
