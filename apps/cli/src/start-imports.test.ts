@@ -2,7 +2,7 @@
 // dist/main.js loads before it parses the command line must hold no logger, server, TLS watcher
 // or Kubernetes client. A barrel import on that path (e.g. of `@kfx/kube-runtime/serving`) pulls
 // them back into the first chunk; the start-up benchmark (bench/start.bench.ts) measures the cost.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -40,5 +40,23 @@ describe('kfx start-up', () => {
     ]) {
       expect(modules.filter((m) => heavy.test(m))).toEqual([]);
     }
+  });
+
+  it('loads the AWS SDK for `uat run` only when a run uploads to S3 (a dynamic import)', () => {
+    const action = readdirSync(dist).find(
+      (file) =>
+        file.endsWith('.js') &&
+        readFileSync(join(dist, file), 'utf8').includes('// src/commands/uat-run-action.ts'),
+    );
+    expect(action).toBeDefined();
+    const closure = staticClosure(join(dist, action ?? ''));
+    const modules = [...closure.values()].flatMap((text) =>
+      [...text.matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1] ?? ''),
+    );
+    // The upload's own code is there; the SDK it sends with is not.
+    expect([...closure.values()].some((text) => text.includes('new sdk.PutObjectCommand'))).toBe(
+      true,
+    );
+    expect(modules.filter((m) => m.includes('/node_modules/@aws-sdk/'))).toEqual([]);
   });
 });

@@ -233,9 +233,7 @@ describe('runUat uploading its artifacts to S3', () => {
       }),
     );
     expect(result).toMatchObject({ outcome: 'passed', exitCode: 0 });
-    expect(await server().listKeys(BUCKET, 'uat/profile/')).toContain(
-      'uat/profile/finished.json',
-    );
+    expect(await server().listKeys(BUCKET, 'uat/profile/')).toContain('uat/profile/finished.json');
   });
 
   it('ends before making anything when started.json is refused, naming the key (wrong key)', async () => {

@@ -42,6 +42,11 @@ export async function run(this: Command): Promise<void> {
     // 130 after Ctrl-C, 143 after SIGTERM (summary.json says 130 for any interruption).
     if (result.outcome === 'interrupted') result.exitCode = signals.exitCode();
     renderer.result(result);
+    if (result.upload?.error !== undefined) {
+      process.stderr.write(
+        `kfx: artifacts upload failed: ${result.upload.error} (exit ${result.exitCode})\n`,
+      );
+    }
     if (result.cleanup.leftovers.length > 0) {
       process.stderr.write(`kfx: to remove what is left once it can go: ${clean}\n`);
     }

@@ -89,4 +89,49 @@ describe('runInputFrom', () => {
       runInputFrom({ ...flags, profile: 'p' }, { namespace: 'ns' }, {}, readFile),
     ).toThrow(/--profile and -n\/--namespace exclude each other/);
   });
+
+  it('takes a folder and an s3:// location from --artifacts, with the S3 flags', () => {
+    const input = runInputFrom(
+      {
+        ...flags,
+        artifacts: ['results', 's3://ci-results/uat/7'],
+        s3Endpoint: 'http://minio.ci:9000',
+      },
+      {},
+      {},
+      readFile,
+    );
+    expect(input).toMatchObject({
+      artifactsDir: 'results',
+      artifactsUrl: 's3://ci-results/uat/7',
+      s3: { endpoint: 'http://minio.ci:9000', pathStyle: undefined },
+    });
+    const only = runInputFrom(
+      { ...flags, artifacts: ['S3://ci-results'], s3PathStyle: false },
+      {},
+      {},
+      readFile,
+    );
+    expect(only).toMatchObject({ artifactsDir: undefined, artifactsUrl: 'S3://ci-results' });
+    expect(only.s3).toEqual({ endpoint: undefined, pathStyle: false });
+  });
+
+  it('refuses two folders, two s3:// locations, or S3 flags without a location', () => {
+    for (const artifacts of [
+      ['a', 'b'],
+      ['s3://x-1/a', 's3://x-1/b'],
+    ]) {
+      expect(() => runInputFrom({ ...flags, artifacts }, {}, {}, readFile)).toThrow(
+        /^--artifacts: give at most one folder and one s3:\/\/ location/,
+      );
+    }
+    expect(() =>
+      runInputFrom(
+        { ...flags, artifacts: ['results'], s3Endpoint: 'http://minio:9000' },
+        {},
+        {},
+        readFile,
+      ),
+    ).toThrow(/^--s3-endpoint: no s3:\/\/ location to upload to/);
+  });
 });

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import {
   isRunId,
+  isS3Url,
   newRunId,
   parseDuration,
   parseEnvFile,
@@ -40,7 +41,9 @@ export interface RunFlags {
   timeout: string;
   startTimeout: string;
   cleanupTimeout: string;
-  artifacts?: string | undefined;
+  artifacts?: string[] | undefined;
+  s3Endpoint?: string | undefined;
+  s3PathStyle?: boolean | undefined;
   keep?: boolean | undefined;
   output: OutputFormat;
 }
@@ -69,6 +72,7 @@ export function runInputFrom(
       `--run-id: "${flags.runId}" is not a valid run id (lower-case letters, digits and "-", at most 20)`,
     );
   }
+  const artifacts = artifactTargets(flags);
   const env = {
     ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
     ...(flags.env === undefined ? {} : parseEnvFile(read(flags.env, '--env', readFile), flags.env)),
@@ -99,8 +103,33 @@ export function runInputFrom(
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     startTimeoutMs: parseDuration(flags.startTimeout, '--start-timeout'),
     cleanupTimeoutMs: parseDuration(flags.cleanupTimeout, '--cleanup-timeout'),
-    artifactsDir: flags.artifacts,
+    ...artifacts,
     keep: flags.keep === true,
+  };
+}
+
+/** `--artifacts`: at most one folder and one s3:// location; the S3 flags need the latter. */
+function artifactTargets(flags: RunFlags): Pick<RunInput, 'artifactsDir' | 'artifactsUrl' | 's3'> {
+  const given = flags.artifacts ?? [];
+  const urls = given.filter(isS3Url);
+  const dirs = given.filter((value) => !isS3Url(value));
+  if (urls.length > 1 || dirs.length > 1) {
+    throw new CliError(
+      `--artifacts: give at most one folder and one s3:// location, found ${given.join(', ')}`,
+    );
+  }
+  const [artifactsUrl] = urls;
+  if (artifactsUrl === undefined && flags.s3Endpoint !== undefined) {
+    throw new CliError(
+      '--s3-endpoint: no s3:// location to upload to: add --artifacts s3://BUCKET/PREFIX',
+    );
+  }
+  return {
+    artifactsDir: dirs[0],
+    artifactsUrl,
+    ...(artifactsUrl === undefined
+      ? {}
+      : { s3: { endpoint: flags.s3Endpoint, pathStyle: flags.s3PathStyle } }),
   };
 }
 

@@ -87,7 +87,20 @@ export function uatRunCommand(): Command {
       d(RUN_DEFAULTS.cleanupTimeoutMs),
     )
     .optionsGroup('Results:')
-    .option('--artifacts <dir>', 'write uat.log, junit.xml and summary.json here')
+    .option(
+      '--artifacts <dir-or-url>',
+      'a folder for uat.log, junit.xml and summary.json, or s3://BUCKET/PREFIX to upload them in Prow’s layout (repeatable: one of each)',
+      collect,
+    )
+    .option(
+      '--s3-endpoint <url>',
+      'S3 endpoint for MinIO and other stores (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS)',
+    )
+    .option(
+      '--s3-path-style',
+      'address buckets by path (http://host/bucket/key); default: on with an endpoint, off for AWS',
+    )
+    .option('--no-s3-path-style', 'address buckets as virtual hosts (bucket.host)')
     .option(
       '--keep',
       'leave the Profile, namespace, Secret and Job in place for debugging (only clean --run-id removes them)',
@@ -109,6 +122,8 @@ Examples:
   $ kfx uat run --job uat-job.yaml --filter "kfp and not gpu" --timeout 90m
   $ kfx uat run -n ci-tests --image uats:1.9 --junit-file /tmp/junit.xml \\
       --command "pytest --junitxml=/tmp/junit.xml" --output json
+  $ AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… kfx uat run --image uats:1.9 \\
+      --artifacts results/ --artifacts s3://ci-results/uat/$BUILD_ID --s3-endpoint http://minio.ci:9000
 
 The namespace: the Profile's (created unless it exists; kept if it existed). Without a profile
 controller, --create-namespace auto makes the namespace and service account after
@@ -116,6 +131,13 @@ controller, --create-namespace auto makes the namespace and service account afte
 
 JUnit: lines between "--- kfx:junit begin ---" and "--- kfx:junit end ---" in the suite's log
 become junit.xml; --junit-file prints the file between them when the suite ends.
+
+S3: --artifacts s3://BUCKET/PREFIX uploads started.json at the start (a refusal ends the run
+before anything is made), then build-log.txt, artifacts/junit_uat.xml and finished.json once the
+suite has ended (also after a failure or Ctrl-C, before clean-up), and artifacts/summary.json.
+Credentials, region and endpoint come from the AWS variables or profile (AWS_ACCESS_KEY_ID,
+AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL_S3, …); S3 traffic follows HTTP(S)_PROXY/NO_PROXY.
+A failed upload is named on stderr and makes the exit code 2 (unless it was 2 or 130/143).
 
 Leftovers: a run first removes what dead runs left in its Profile or namespace (runs past their
 deadline: start + 2 x (--profile-timeout + --cleanup-timeout) + --timeout + 15m). A run cut short

@@ -23,3 +23,17 @@ export function resultLine(result: UatResult): string {
     : '';
   return `${result.outcome.toUpperCase()}: ${result.reason}${junit} (exit ${result.exitCode}, ${result.durationSeconds.toFixed(1)}s)`;
 }
+
+/** Where the run's artifacts are: the folder, and the S3 location with how its upload went. */
+export function artifactPlaces(result: UatResult): string[] {
+  const places: string[] = [];
+  if (result.artifactsDir) places.push(result.artifactsDir);
+  if (result.upload) {
+    places.push(
+      result.upload.error === undefined
+        ? result.upload.url
+        : `${result.upload.url} (upload failed: ${result.upload.error})`,
+    );
+  }
+  return places;
+}

@@ -1,7 +1,7 @@
 // Plain output for CI logs: one timestamped line per event, nothing redrawn, no colour.
 import type { RunEvent, UatResult } from '@kfx/uat-runner';
 import { formatDuration } from '@kfx/uat-runner/options';
-import { resultLine, type Output, type Renderer } from './common.js';
+import { artifactPlaces, resultLine, type Output, type Renderer } from './common.js';
 
 const ICONS = { start: '▶', done: '✓', failed: '✗', skipped: '-' } as const;
 
@@ -16,7 +16,7 @@ export class PlainRenderer implements Renderer {
   }
 
   result(result: UatResult): void {
-    if (result.artifactsDir) this.#line(`Artifacts: ${result.artifactsDir}`);
+    for (const where of artifactPlaces(result)) this.#line(`Artifacts: ${where}`);
     this.#line(`${result.exitCode === 0 ? '✓' : '✗'} ${resultLine(result)}`);
   }
 

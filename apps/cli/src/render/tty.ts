@@ -4,7 +4,7 @@
 // line cannot be redrawn.
 import type { RunEvent, StepName, UatResult } from '@kfx/uat-runner';
 import { formatDuration } from '@kfx/uat-runner/options';
-import { resultLine, type Output, type Renderer } from './common.js';
+import { artifactPlaces, resultLine, type Output, type Renderer } from './common.js';
 import { plainText } from './plain.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -52,7 +52,7 @@ export class TtyRenderer implements Renderer {
 
   result(result: UatResult): void {
     this.close();
-    if (result.artifactsDir) this.#print(`Artifacts: ${result.artifactsDir}`);
+    for (const where of artifactPlaces(result)) this.#print(`Artifacts: ${where}`);
     const line = `${result.exitCode === 0 ? '✓' : '✗'} ${resultLine(result)}`;
     this.#print(this.#paint(result.exitCode === 0 ? 32 : 31, line));
   }
