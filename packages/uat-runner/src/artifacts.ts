@@ -1,6 +1,7 @@
 // The files a run leaves for people who cannot reach the cluster: the suite's log (written as it
 // arrives, so that even a killed run leaves what it saw), the JUnit XML and a summary. A run that
-// uploads to S3 without a folder keeps the log in a temporary one until it is uploaded.
+// uploads to S3 without a folder keeps the log in a temporary one until it is uploaded, or in
+// memory where no temporary folder can be made (a container with a read-only root file system).
 import {
   createWriteStream,
   mkdirSync,
@@ -25,6 +26,7 @@ export class Artifacts {
   #log: WriteStream | undefined;
   #temp: string | undefined;
   #logFile: string | undefined;
+  #memory: string[] | undefined;
 
   /**
    * Without a folder, nothing is written (but the log, to a temporary folder, with
@@ -33,7 +35,13 @@ export class Artifacts {
   constructor(dir: string | undefined, options: { keepLog?: boolean } = {}) {
     this.dir = dir === undefined ? undefined : resolve(dir);
     if (this.dir === undefined) {
-      if (options.keepLog) this.#temp = mkdtempSync(join(tmpdir(), 'kfx-uat-log-'));
+      if (options.keepLog) {
+        try {
+          this.#temp = mkdtempSync(join(tmpdir(), 'kfx-uat-log-'));
+        } catch {
+          this.#memory = [];
+        }
+      }
       return;
     }
     try {
@@ -54,7 +62,16 @@ export class Artifacts {
     return this.#logFile;
   }
 
+  /** The log kept in memory (no folder could hold it), if any. */
+  get logText(): string | undefined {
+    return this.#memory?.join('');
+  }
+
   appendLog(text: string): void {
+    if (this.#memory) {
+      this.#memory.push(`${text}\n`);
+      return;
+    }
     const path =
       this.path('log') ?? (this.#temp === undefined ? undefined : join(this.#temp, 'uat.log'));
     if (path === undefined) return;

@@ -53,7 +53,7 @@ export async function uploadResults(
 ): Promise<void> {
   const log = artifacts.logFile;
   const files: UploadFile[] = [
-    { file: 'log', body: log === undefined ? { text: '' } : { file: log } },
+    { file: 'log', body: log === undefined ? { text: artifacts.logText ?? '' } : { file: log } },
     ...(junitXml === undefined ? [] : [{ file: 'junit' as const, body: { text: junitXml } }]),
     { file: 'finished', body: { text: finishedJson(finished) } },
   ];

@@ -51,7 +51,7 @@ export const keyOf = (target: S3Target, file: SpyglassFile): string =>
 export const urlOf = (target: S3Target, key = ''): string => `s3://${target.bucket}/${key}`;
 
 /** Prow's job results: finished.json's `result`. */
-export const PROW_RESULTS: Readonly<Record<Outcome, string>> = {
+const PROW_RESULTS: Readonly<Record<Outcome, string>> = {
   passed: 'SUCCESS',
   failed: 'FAILURE',
   interrupted: 'ABORTED',

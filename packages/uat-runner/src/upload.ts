@@ -20,7 +20,7 @@ export interface UploadReport {
   notUploaded?: string[] | undefined;
 }
 
-export type UploadBody = { text: string } | { file: string };
+type UploadBody = { text: string } | { file: string };
 
 export interface UploadFile {
   file: SpyglassFile;
