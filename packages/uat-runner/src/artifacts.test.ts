@@ -11,14 +11,18 @@ afterEach(() => {
 describe('Artifacts without a folder, for an upload', () => {
   it('keeps the log in a temporary file, removed by dispose', async () => {
     const artifacts = new Artifacts(undefined, { keepLog: true });
-    artifacts.appendLog('line 1');
-    artifacts.appendLog('line 2');
-    await artifacts.closeLog();
-    const file = artifacts.logFile ?? '';
-    expect(readFileSync(file, 'utf8')).toBe('line 1\nline 2\n');
-    expect(artifacts.path('log')).toBeUndefined();
-    artifacts.dispose();
-    expect(existsSync(file)).toBe(false);
+    try {
+      artifacts.appendLog('line 1');
+      artifacts.appendLog('line 2');
+      await artifacts.closeLog();
+      const file = artifacts.logFile ?? '';
+      expect(readFileSync(file, 'utf8')).toBe('line 1\nline 2\n');
+      expect(artifacts.path('log')).toBeUndefined();
+      artifacts.dispose();
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      artifacts.dispose();
+    }
   });
 
   it('keeps it in memory where no temporary folder can be made', () => {

@@ -77,8 +77,11 @@ describe('startS3Server', () => {
   it('stops the server and removes its folder', async () => {
     const other = await startS3Server();
     const folder = dirname(other.logFile);
-    expect(existsSync(folder)).toBe(true);
-    await other.stop();
+    try {
+      expect(existsSync(folder)).toBe(true);
+    } finally {
+      await other.stop();
+    }
     expect(existsSync(folder)).toBe(false);
     await expect(fetch(`${other.endpoint}/healthz`)).rejects.toThrow();
   });
