@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseYamlDocuments } from '@kfx/testenv';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -104,6 +104,9 @@ describe('kfx', () => {
 
   it('fails a run with a malformed env file before reading any kubeconfig', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-'));
+    onTestFinished(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
     const envFile = join(dir, 'params.env');
     writeFileSync(
       envFile,
@@ -116,6 +119,5 @@ describe('kfx', () => {
       code: 2,
       stderr: `kfx: ${envFile}:3: expected KEY=VALUE, found "HTTP_PROXY http://proxy:3128"\n`,
     });
-    rmSync(dir, { recursive: true });
   });
 });

@@ -3,9 +3,9 @@
 // typecheck against kfx's types, every README example typechecks, and the code runs. Also what a
 // tarball holds, and the one-line refusal of a Node.js that is too old.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, createProject, exec, packAll } from './project.js';
 import { installLine, typescriptExamples } from './readme-examples.js';
 import {
@@ -93,6 +93,11 @@ let tarballs: Map<string, string>;
 beforeAll(async () => {
   tarballs = await packAll(packages);
 }, 600_000);
+afterAll(() => {
+  // Every tarball is in one folder of packAll's.
+  const [first] = tarballs.values();
+  if (first) rmSync(dirname(first), { recursive: true, force: true });
+});
 
 describe('the packed tarballs', () => {
   it('hold LICENSE, the node check and a manifest without workspace-only fields', () => {
@@ -123,7 +128,10 @@ for (const manager of ['npm', 'pnpm'] as const) {
       .map(([n, v]) => `${n}@${v}`)
       .join(', ')})${offline ? ` (skipped: ${offline})` : ''}`,
     () => {
-      let project: string;
+      let project = '';
+      afterAll(() => {
+        if (project) rmSync(project, { recursive: true, force: true });
+      });
       beforeAll(async () => {
         const fixture = readFileSync(new URL('../fixtures/consumer.ts', import.meta.url), 'utf8');
         project = await createProject(
