@@ -105,11 +105,10 @@ describe('assessRun', () => {
   it('says what it waits for', () => {
     expect(assessRun(job(), [], 'suite')).toEqual({ phase: 'waiting', saw: 'no pod yet' });
     expect(
-      assessRun(job(), [pod('p', '1', waiting('ErrImagePull', 'not found'))], 'suite'),
+      assessRun(job(), [pod('p', '1', waiting('ErrImagePull', 'dial tcp: i/o timeout'))], 'suite'),
     ).toEqual({
       phase: 'waiting',
-      saw: 'pod p Pending, container suite waiting: ErrImagePull: not found',
-      fatal: false,
+      saw: 'pod p Pending, container suite waiting: ErrImagePull: dial tcp: i/o timeout',
     });
     const unschedulable = pod('p', '1', {
       phase: 'Pending',
@@ -130,7 +129,58 @@ describe('assessRun', () => {
 
   it('gives up at once on an image name that can never work', () => {
     expect(assessRun(job(), [pod('p', '1', waiting('InvalidImageName'))], 'suite')).toMatchObject({
-      fatal: true,
+      fatal: 'image "x" is not a valid image reference (InvalidImageName)',
     });
+  });
+
+  it('gives up at once on an image the registry says is missing or forbidden, naming it', () => {
+    const withImage = (status: V1Pod['status']): V1Pod => ({
+      ...pod('p', '1', status),
+      spec: { containers: [{ name: 'suite', image: 'registry.corp/uats:9.9' }] },
+    });
+    const permanent = [
+      [
+        'ErrImagePull',
+        'failed to resolve reference "registry.corp/uats:9.9": registry.corp/uats:9.9: not found',
+        'not found',
+      ],
+      [
+        'ImagePullBackOff',
+        'Back-off pulling image "registry.corp/uats:9.9": ErrImagePull: manifest unknown',
+        'manifest unknown',
+      ],
+      [
+        'ErrImagePull',
+        'pulling from host registry.corp failed with status code [manifests 9.9]: 401 Unauthorized',
+        'Unauthorized',
+      ],
+      [
+        'ErrImagePull',
+        'reading manifest 9.9 in registry.corp/uats: denied: requested access to the resource is denied',
+        'requested access to the resource is denied',
+      ],
+    ] as const;
+    for (const [reason, message, answered] of permanent) {
+      expect(
+        assessRun(job(), [withImage(waiting(reason, message))], 'suite'),
+        message,
+      ).toMatchObject({
+        phase: 'waiting',
+        fatal: `image "registry.corp/uats:9.9" cannot be pulled: the registry answered "${answered}" (${reason}); check its name and tag, and the pull secret of a private registry`,
+      });
+    }
+  });
+
+  it('keeps waiting on pull failures that may heal', () => {
+    for (const message of [
+      'failed to do request: Head "https://registry.corp/v2/uats/manifests/9.9": dial tcp 10.0.0.5:443: connect: connection refused',
+      'proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection refused',
+      'unexpected status code 503 Service Unavailable',
+      'toomanyrequests: You have reached your pull rate limit',
+      'Back-off pulling image "registry.corp/uats:9.9"',
+    ]) {
+      const state = assessRun(job(), [pod('p', '1', waiting('ErrImagePull', message))], 'suite');
+      expect(state, message).not.toHaveProperty('fatal');
+    }
   });
 });

@@ -2,9 +2,11 @@
 // so that every case — passed, failed with an exit code, stuck pulling an image — is one pure
 // function with unit tests. The Job's conditions are the authority on the end; the pod explains.
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { permanentImageProblem } from './image-pull.js';
 
 export type RunState =
-  | { phase: 'waiting'; saw: string; fatal?: boolean | undefined }
+  /** `fatal`: no retry can fix it; the run ends with this one line. */
+  | { phase: 'waiting'; saw: string; fatal?: string | undefined }
   | { phase: 'running'; pod: string }
   | {
       phase: 'finished';
@@ -13,9 +15,6 @@ export type RunState =
       pod?: string | undefined;
       exitCode?: number | undefined;
     };
-
-/** Waiting reasons that no retry can fix: fail at once instead of at the start timeout. */
-const FATAL_WAITING = new Set(['InvalidImageName', 'ErrImageNeverPull']);
 
 const conditionTrue = (job: V1Job, types: readonly string[]) =>
   job.status?.conditions?.find((c) => types.includes(c.type) && c.status === 'True');
@@ -94,10 +93,13 @@ export function assessRun(
   const phase = pod.status?.phase ?? 'Pending';
   if (waiting?.reason) {
     const message = waiting.message ? `: ${waiting.message}` : '';
+    const image =
+      pod.spec?.containers.find((c) => c.name === container)?.image ?? status?.image ?? '';
+    const fatal = permanentImageProblem(image, waiting.reason, waiting.message);
     return {
       phase: 'waiting',
       saw: `pod ${podName} ${phase}, container ${container} waiting: ${waiting.reason}${message}`,
-      fatal: FATAL_WAITING.has(waiting.reason),
+      ...(fatal ? { fatal } : {}),
     };
   }
   const unscheduled = pod.status?.conditions?.find(

@@ -1,7 +1,9 @@
 // Watches the suite's Job and its pods until the run is decided: informers (list + watch, with
 // kube-runtime's reconnects) feed `assessRun` on every change. Two clocks bound the wait: the
 // pod must start within `startTimeoutMs` (an image that never pulls fails the run instead of
-// hanging it), and the whole run must end within `timeoutMs`. Timeouts say what they last saw.
+// hanging it; an image that can never be pulled fails it at once), and the whole run must end
+// within `timeoutMs`. Timeouts say what they last saw. A waiting pod's status is reported once
+// per distinct text: the kubelet alternates ErrImagePull and ImagePullBackOff while it retries.
 import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
 import { createInformer, resources, type KubeClient } from '@kfx/kube-runtime';
 import { assessRun, type RunState } from './job-status.js';
@@ -39,6 +41,7 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
     resyncMs: 0,
   });
   let lastSaw = 'nothing yet';
+  const reported = new Set<string>();
   let podStarted: string | undefined;
   const timers: NodeJS.Timeout[] = [];
   let onAbort: (() => void) | undefined;
@@ -67,9 +70,13 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
         } else if (state.phase === 'running') {
           started(state.pod);
         } else {
-          if (state.saw !== lastSaw) options.onWaiting?.(state.saw);
           lastSaw = state.saw;
-          if (state.fatal) fail(new UatError(`the suite's pod cannot start: ${state.saw}`));
+          if (state.fatal) {
+            fail(new UatError(`the suite's pod cannot start: ${state.fatal}`));
+            return;
+          }
+          if (!reported.has(state.saw)) options.onWaiting?.(state.saw);
+          reported.add(state.saw);
         }
       };
       for (const informer of [jobs, pods] as const) {

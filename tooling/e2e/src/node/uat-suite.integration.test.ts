@@ -3,10 +3,12 @@
 // through the proxy the run passes in with --env (squid logs the suite's pod), so the settings
 // really arrive in the container; the JUnit file is printed by the runner's wrapper inside the
 // container. A passing suite exits 0 with its real log and JUnit, a failing one exits 1, the
-// --env proxy settings win over what kfx-webhook injects, and Ctrl-C in the middle exits 130 with
-// nothing left in the cluster.
+// --env proxy settings win over what kfx-webhook injects, Ctrl-C in the middle exits 130 with
+// nothing left in the cluster, and an image the registry does not have ends the run at once.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -62,11 +64,37 @@ interface Exit {
   stdout: string;
 }
 
+/**
+ * A registry that has no image: `/v2/` answers as the Distribution API does, every manifest is
+ * `MANIFEST_UNKNOWN` (404). On loopback, which containerd reaches without its dead proxy.
+ */
+async function emptyRegistry(): Promise<{ host: string; close: () => Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    response.setHeader('content-type', 'application/json');
+    response.setHeader('docker-distribution-api-version', 'registry/2.0');
+    if (request.url === '/v2/' || request.url === '/v2') {
+      response.end('{}');
+      return;
+    }
+    response.statusCode = 404;
+    response.end(
+      JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: `127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** `kfx uat run` with the suite; `onOutput` may act on what it printed so far. */
 function uatRun(
   name: string,
   settings: Record<string, string>,
   onOutput?: (stdout: string, signal: (s: NodeJS.Signals) => void) => void,
+  suiteImage = image,
 ): Promise<Exit> {
   const envFile = join(dir, `${name}.env`);
   writeFileSync(
@@ -86,7 +114,7 @@ function uatRun(
       'uat',
       'run',
       '--image',
-      image,
+      suiteImage,
       '--command',
       'sh /suite/run.sh',
       '--junit-file',
@@ -195,6 +223,27 @@ describe.skipIf(!realNodeAvailable)(
       }
       await nothingLeft();
     });
+
+    it('an image the registry does not have: exit 2 with one line naming it, long before --start-timeout', async () => {
+      const registry = await emptyRegistry();
+      try {
+        const missing = `${registry.host}/kfx-test/missing:1`;
+        const { code, stdout } = await uatRun('missing', {}, undefined, missing);
+        expect(code, stdout).toBe(2);
+        // The run's last line (what a CI log shows at its end) names the image and the answer.
+        expect(stdout.trimEnd().split('\n').at(-1), stdout).toContain(
+          `ERROR: the suite's pod cannot start: image "${missing}" cannot be pulled: the registry answered "not found" (ErrImagePull)`,
+        );
+        // Each status the kubelet reported while it retried was printed once.
+        const waiting = stdout.split('\n').filter((line) => line.includes(' waiting: '));
+        expect(new Set(waiting.map((line) => line.replace(/^\S+ /, ''))).size, stdout).toBe(
+          waiting.length,
+        );
+      } finally {
+        await registry.close();
+      }
+      await nothingLeft();
+    }, 120_000);
 
     it('on Ctrl-C in the middle of the suite: exit 130 and nothing left', async () => {
       let sent = false;
