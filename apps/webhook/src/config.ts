@@ -133,13 +133,24 @@ export function parseConfig(
   };
 }
 
-/** Reads and checks the YAML file; a ConfigError names the file and every bad key. */
-export function loadConfig(file: string, handlers: readonly HandlerFactory[]): WebhookAppConfig {
-  const document = readConfigFile(file);
+/**
+ * Checks a parsed document as kfx-webhook does at start: a ConfigError headed
+ * `invalid configuration <source>:` lists every bad key (kfx preview gives the same message).
+ */
+export function checkConfig(
+  document: unknown,
+  source: string,
+  handlers: readonly HandlerFactory[],
+): WebhookAppConfig {
   try {
     return parseConfig(document, handlers);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(error.problems, `invalid configuration ${file}:`);
+    throw new ConfigError(error.problems, `invalid configuration ${source}:`);
   }
+}
+
+/** Reads and checks the YAML file; a ConfigError names the file and every bad key. */
+export function loadConfig(file: string, handlers: readonly HandlerFactory[]): WebhookAppConfig {
+  return checkConfig(readConfigFile(file), file, handlers);
 }

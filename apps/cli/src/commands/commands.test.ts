@@ -12,6 +12,21 @@ import { parse } from 'yaml';
 const run = promisify(execFile);
 const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const kfx = (...args: string[]) => run(process.execPath, [main, ...args]);
+const webhookMain = fileURLToPath(new URL('../../../webhook/dist/main.js', import.meta.url));
+/** How a command refused: its exit code and message (stderr without the program's prefix). */
+async function refusal(
+  ran: Promise<unknown>,
+  prefix: string,
+): Promise<{ code: number; message: string }> {
+  const failed = await ran.then(
+    () => ({ code: 0, stderr: '' }),
+    (error: unknown) => error as { code: number; stderr: string },
+  );
+  return { code: failed.code, message: failed.stderr.replace(prefix, '') };
+}
+const webhookRefusal = (config: string) =>
+  refusal(run(process.execPath, [webhookMain, '--config', config]), 'kfx-webhook: ');
+const kfxRefusal = (...args: string[]) => refusal(kfx(...args), 'kfx: ');
 const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-commands-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -48,16 +63,59 @@ describe('kfx preview', () => {
     expect(stdout).toContain('+  storageClassName: nfs-client');
   });
 
-  it('prints the JSON Patch the webhook would answer with', async () => {
-    const { stdout } = await kfx(
-      'preview',
-      file,
-      '--https-proxy',
-      'http://proxy.corp:3128',
-      '-o',
-      'patch',
+  it('prints only JSON on stdout with -o patch and -o json (one line per object), notes on stderr', async () => {
+    for (const output of ['patch', 'json']) {
+      const { stdout, stderr } = await kfx(
+        'preview',
+        file,
+        '--https-proxy',
+        'http://proxy.corp:3128',
+        '-o',
+        output,
+      );
+      const [job, claim, ...rest] = stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
+      expect(rest, stdout).toEqual([]);
+      if (output === 'patch') {
+        expect(job).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'add' })]));
+        expect(claim).toEqual([]);
+      } else {
+        expect(job).toMatchObject({ kind: 'Job', metadata: { name: 'train' } });
+        expect(claim).toMatchObject({ kind: 'PersistentVolumeClaim' });
+      }
+      expect(stderr).toContain('# ' + file + ' #1: Job team-a/train');
+      expect(stderr).toContain('no pvcRewriter rules given');
+    }
+  });
+
+  it('refuses a misspelt section as kfx-webhook does: same message, exit code 2', async () => {
+    const config = join(dir, 'typo.yaml');
+    writeFileSync(
+      config,
+      'tls: {certFile: /tls/tls.crt, keyFile: /tls/tls.key}\nproxyInjektor:\n  httpProxy: http://proxy.corp:3128\n',
     );
-    expect(stdout).toContain('"op": "add"');
+    const webhook = await webhookRefusal(config);
+    expect(webhook.code).toBe(2);
+    expect(webhook.message).toContain('proxyInjektor');
+    expect(await kfxRefusal('preview', file, '--config', config)).toEqual(webhook);
+  });
+
+  it('refuses a configuration kfx-webhook refuses for a missing key (an empty file)', async () => {
+    const config = join(dir, 'empty.yaml');
+    writeFileSync(config, '');
+    const webhook = await webhookRefusal(config);
+    expect(webhook).toMatchObject({ code: 2, message: expect.stringContaining('tls') as unknown });
+    expect(await kfxRefusal('preview', file, '--config', config)).toEqual(webhook);
+  });
+
+  it('refuses to preview without any settings', async () => {
+    expect(await kfxRefusal('preview', file)).toEqual({
+      code: 2,
+      message:
+        'no settings given: --config FILE (a kfx-webhook configuration), --http-proxy, --https-proxy, --from-environment or --rwx-class\n',
+    });
   });
 
   it('names the bad key of a configuration file', async () => {

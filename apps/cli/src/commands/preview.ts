@@ -1,7 +1,8 @@
 // `kfx preview FILE...`: what kfx-webhook would change, offline. Pods and workloads (their pod
 // templates) go through proxy-injector, PersistentVolumeClaims through pvc-rewriter, with the
 // settings of a kfx-webhook configuration file and/or flags; each object gets its notes and a
-// unified diff.
+// unified diff. A configuration file is checked as kfx-webhook checks it at start (same message,
+// exit code 2), so a file the preview takes is one the webhook starts with.
 import { readFile } from 'node:fs/promises';
 import {
   discoverNetwork,
@@ -21,6 +22,7 @@ import { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseConfigText } from '@kfx/kube-runtime';
 import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
+import { checkConfig, HANDLERS } from '@kfx/webhook-app';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
 
@@ -32,8 +34,11 @@ interface PreviewFlags {
   fromEnvironment?: boolean;
   rwxClass?: string;
   discover?: boolean;
-  output: 'diff' | 'yaml' | 'patch';
+  output: Output;
 }
+
+const OUTPUTS = ['diff', 'yaml', 'patch', 'json'] as const;
+type Output = (typeof OUTPUTS)[number];
 
 interface Settings {
   proxy?: ProxyInjectorConfig;
@@ -80,6 +85,7 @@ async function settings(flags: PreviewFlags): Promise<Settings> {
     const source = flags.config === '-' ? 'the configuration on standard input' : flags.config;
     try {
       document = parseConfigText(await readText(flags.config), source);
+      checkConfig(document, source, HANDLERS);
     } catch (error) {
       throw new CliError(messageOf(error));
     }
@@ -108,45 +114,56 @@ async function settings(flags: PreviewFlags): Promise<Settings> {
   }
 }
 
-function show(title: string, notes: readonly string[], body: string): string {
-  return (
-    [`# ${title}`, ...notes.map((n) => `#   ${n}`), body.trimEnd(), '']
-      .filter((l) => l !== '')
-      .join('\n') + '\n\n'
-  );
+/** What the preview found for one object: a title, notes, and the object before and after. */
+interface ObjectPreview {
+  title: string;
+  notes: readonly string[];
+  before: unknown;
+  after: unknown;
+  patch: readonly unknown[];
 }
 
-function previewOne(
-  object: Record<string, unknown>,
-  where: string,
-  s: Settings,
-  output: PreviewFlags['output'],
-): string {
-  const kind = typeof object.kind === 'string' ? object.kind : undefined;
-  const render = (before: unknown, after: unknown, patch: unknown) =>
-    output === 'yaml'
-      ? JSON.stringify(after) === JSON.stringify(before)
-        ? '(unchanged)'
-        : stringify(after, { lineWidth: 0 })
-      : output === 'patch'
-        ? JSON.stringify(patch, null, 2)
-        : renderDiff(before, after) || '(no change)';
-  if (kind === 'PersistentVolumeClaim') {
-    if (!s.pvc)
-      return show(
-        `${where}: PersistentVolumeClaim`,
-        ['no pvcRewriter rules given (--rwx-class or --config)'],
-        '',
-      );
-    const result = previewPvcRewrite(object, s.pvc);
-    return show(where, [...result.notes], render(object, result.object, result.patch));
+/** Notes and a body for people (diff, yaml), or one line of JSON for programs (patch, json). */
+function render(p: ObjectPreview, output: Output): { stdout: string; stderr: string } {
+  const notes = [`# ${p.title}`, ...p.notes.map((n) => `#   ${n}`)].join('\n') + '\n';
+  if (output === 'patch' || output === 'json') {
+    return { stdout: JSON.stringify(output === 'patch' ? p.patch : p.after) + '\n', stderr: notes };
   }
-  if (!s.proxy)
-    return show(
-      `${where}: ${kind ?? 'object'}`,
-      ['no proxy settings given (--http-proxy, --https-proxy, --from-environment or --config)'],
-      '',
+  const unchanged = JSON.stringify(p.after) === JSON.stringify(p.before);
+  const body =
+    output === 'yaml'
+      ? unchanged
+        ? '(unchanged)'
+        : stringify(p.after, { lineWidth: 0 }).trimEnd()
+      : renderDiff(p.before, p.after).trimEnd() || '(no change)';
+  return { stdout: `${notes}${body}\n\n`, stderr: '' };
+}
+
+function previewOne(object: Record<string, unknown>, where: string, s: Settings): ObjectPreview {
+  const kind = typeof object.kind === 'string' ? object.kind : undefined;
+  const untouched = (note: string): ObjectPreview => ({
+    title: where,
+    notes: [note],
+    before: object,
+    after: object,
+    patch: [],
+  });
+  if (kind === 'PersistentVolumeClaim') {
+    if (!s.pvc) return untouched('no pvcRewriter rules given (--rwx-class or --config)');
+    const result = previewPvcRewrite(object, s.pvc);
+    return {
+      title: where,
+      notes: result.notes,
+      before: object,
+      after: result.object,
+      patch: result.patch,
+    };
+  }
+  if (!s.proxy) {
+    return untouched(
+      'no proxy settings given (--http-proxy, --https-proxy, --from-environment or --config)',
     );
+  }
   try {
     const result = previewProxyInjection(
       object,
@@ -154,7 +171,13 @@ function previewOne(
       s.discovered ? { discovered: s.discovered } : {},
     );
     const problems = (s.discovered?.problems ?? []).map((p) => `--discover: ${p}`);
-    return show(where, [...problems, ...result.notes], render(object, result.object, result.patch));
+    return {
+      title: where,
+      notes: [...problems, ...result.notes],
+      before: object,
+      after: result.object,
+      patch: result.patch,
+    };
   } catch (error) {
     throw new CliError(`${where}: ${messageOf(error)}`);
   }
@@ -181,7 +204,7 @@ export function previewCommand(): Command {
     )
     .option(
       '-o, --output <format>',
-      'diff, yaml (the mutated object) or patch (the JSON Patch)',
+      'diff, yaml (the mutated object), patch (the JSON Patch) or json (the mutated object); patch and json print one line of JSON per object and the notes on stderr',
       'diff',
     )
     .addHelpText(
@@ -195,9 +218,21 @@ Examples:
     )
     .action(async function (this: Command, files: string[]) {
       const flags = this.opts<PreviewFlags>();
-      if (!['diff', 'yaml', 'patch'].includes(flags.output)) {
+      if (!(OUTPUTS as readonly string[]).includes(flags.output)) {
         throw new CliError(
-          `--output: expected diff, yaml or patch, got ${JSON.stringify(flags.output)}`,
+          `--output: expected diff, yaml, patch or json, got ${JSON.stringify(flags.output)}`,
+        );
+      }
+      const given = [
+        flags.config,
+        flags.httpProxy,
+        flags.httpsProxy,
+        flags.noproxy,
+        flags.rwxClass,
+      ];
+      if (given.every((value) => value === undefined) && !flags.fromEnvironment) {
+        throw new CliError(
+          'no settings given: --config FILE (a kfx-webhook configuration), --http-proxy, --https-proxy, --from-environment or --rwx-class',
         );
       }
       const s = await settings(flags);
@@ -224,7 +259,9 @@ Examples:
           };
           const kind = typeof o.kind === 'string' ? o.kind : 'object';
           const where = `${file}${documents.length > 1 ? ` #${index + 1}` : ''}: ${describeObject(kind, o.metadata)}`;
-          process.stdout.write(previewOne(o, where, s, flags.output));
+          const out = render(previewOne(o, where, s), flags.output);
+          if (out.stderr) process.stderr.write(out.stderr);
+          process.stdout.write(out.stdout);
         }
       }
     });
