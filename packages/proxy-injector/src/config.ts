@@ -72,9 +72,14 @@ function isProxyUrl(text: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
 
-const proxyUrl = z.string({ error: typed('a URL string') }).refine(isProxyUrl, {
-  error: 'expected an http:// or https:// URL with a host, e.g. http://proxy.corp.example:3128',
-});
+const PROXY_URL_ERROR =
+  'expected an http:// or https:// URL with a host, e.g. http://proxy.corp.example:3128';
+// The pattern is what a JSON Schema can say (the chart's values schema is generated from this
+// one, so `helm lint` refuses `notaurl`); the URL parser then has the last word.
+const proxyUrl = z
+  .string({ error: typed('a URL string') })
+  .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#\s]+/, { error: PROXY_URL_ERROR, abort: true })
+  .refine(isProxyUrl, { error: PROXY_URL_ERROR });
 
 const noProxyEntry = z.string({ error: typed('a string') }).regex(/^[^\s,]+$/, {
   error:
