@@ -10,6 +10,7 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,16 +126,58 @@ describe('the kfx-webhook Helm chart', () => {
   });
 
   it('refuses values the schema does not allow, naming them', async () => {
-    const lint = exec(helm, ['lint', chart, '--set', 'replicaCount=1', '--set', 'tls.mode=secret']);
+    const lint = exec(helm, ['lint', chart, '--set', 'replicaCount=0', '--set', 'tls.mode=secret']);
     await expect(lint).rejects.toMatchObject({
       stdout: expect.stringMatching(
-        /\/replicaCount': minimum: got 1, want 2[\s\S]*\/tls\/caBundle/,
+        /\/replicaCount': minimum: got 0, want 1[\s\S]*\/tls\/caBundle/,
       ) as unknown,
     });
   });
 
-  it('renders a Deployment, Service, PodDisruptionBudget and certificates that the apiserver accepts', async () => {
+  it('refuses at helm lint and template what kfx-webhook would refuse in its configuration', async () => {
+    const bad = ['--set', APISERVER, '--set', 'proxyInjector.config.httpProxy=notaurl'];
+    await expect(exec(helm, ['lint', chart, ...bad])).rejects.toMatchObject({
+      stdout: expect.stringContaining(
+        "at '/proxyInjector/config/httpProxy': 'notaurl' does not match pattern",
+      ) as unknown,
+    });
+    await expect(template('proxyInjector.config.proxyInjektor=true')).rejects.toMatchObject({
+      stderr: expect.stringMatching(/\/proxyInjector\/config.*proxyInjektor/) as unknown,
+    });
+    await expect(
+      template('pvcRewriter.config.rules[0].storageClassName=nfs-client'),
+    ).rejects.toMatchObject({
+      stderr: expect.stringMatching(/\/pvcRewriter\/config\/rules\/0.*accessModes/) as unknown,
+    });
+  });
+
+  it('installs with its defaults alone: its own certificate, the image npm run images builds', async () => {
     const objects = await template();
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'MutatingWebhookConfiguration',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Secret',
+      'Service',
+      'ServiceAccount',
+    ]);
+    const deployment = JSON.stringify(find(objects, 'Deployment'));
+    expect(deployment).toContain('"image":"localhost/kfx/webhook:');
+    const applied = await dryRunApply(objects);
+    expect(applied.output).not.toContain('Error');
+    expect(applied.code).toBe(0);
+  });
+
+  it('runs one replica when asked, without a PodDisruptionBudget that would block every drain', async () => {
+    const objects = await template('replicaCount=1');
+    expect(objects.map((o) => o.kind)).not.toContain('PodDisruptionBudget');
+    expect(find(objects, 'Deployment')).toMatchObject({ spec: { replicas: 1 } });
+  });
+
+  it('renders a Deployment, Service, PodDisruptionBudget and certificates that the apiserver accepts', async () => {
+    const objects = await template('tls.mode=cert-manager');
     expect(objects.map((o) => o.kind).sort()).toEqual([
       'Certificate',
       'ConfigMap',
@@ -249,7 +292,7 @@ describe('the kfx-webhook Helm chart', () => {
   });
 
   it('renders the webhook configuration renderWebhookConfiguration renders, with cert-manager injecting the CA', async () => {
-    const objects = await template();
+    const objects = await template('tls.mode=cert-manager');
     const certificate = find(objects, 'Certificate') as Rendered & {
       spec: { secretName: string; dnsNames: string[] };
     };
@@ -498,7 +541,7 @@ describe('the kfx-webhook Helm chart', () => {
   });
 
   it('with failurePolicy Fail, refuses Pods while the webhook cannot answer, except in kube-system and its own namespace', async () => {
-    const objects = await template('webhook.failurePolicy=Fail');
+    const objects = await template('webhook.failurePolicy=Fail', 'tls.mode=cert-manager');
     const configuration = find(objects, 'MutatingWebhookConfiguration') as Rendered & {
       webhooks: { failurePolicy: string }[];
     };
@@ -573,6 +616,72 @@ describe('the kfx-webhook Helm chart', () => {
       }
     } finally {
       await runKubectl(['delete', 'mutatingwebhookconfiguration', 'kfx-kfx-webhook']);
+    }
+  });
+
+  it('makes its own certificate on install, keeps it across upgrades, and renews it near its end', async () => {
+    if (!env) throw new Error('no control plane');
+    const kubeconfig = env.kubeconfigPath;
+    const release = ['kfx-tls', chart, '--namespace', 'kfx-system', '--kubeconfig', kubeconfig];
+    const values = ['--set', APISERVER];
+    const secretName = 'kfx-tls-kfx-webhook-tls';
+    const read = async () => {
+      const { stdout } = await exec(kubectl, [
+        ...['--kubeconfig', kubeconfig, '-n', 'kfx-system', 'get', 'secret', secretName],
+        ...['-o', 'json'],
+      ]);
+      const secret = JSON.parse(stdout) as { data: Record<string, string> };
+      const { stdout: configuration } = await exec(kubectl, [
+        ...[
+          '--kubeconfig',
+          kubeconfig,
+          'get',
+          'mutatingwebhookconfiguration',
+          'kfx-tls-kfx-webhook',
+        ],
+        ...['-o', 'jsonpath={.webhooks[0].clientConfig.caBundle}'],
+      ]);
+      const pem = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString();
+      return {
+        crt: pem('tls.crt'),
+        ca: pem('ca.crt'),
+        bundle: Buffer.from(configuration, 'base64').toString(),
+      };
+    };
+    try {
+      await exec(helm, ['install', ...release, ...values]);
+      const first = await read();
+      const serving = new X509Certificate(first.crt);
+      expect(serving.checkHost('kfx-tls-kfx-webhook.kfx-system.svc')).toBe(
+        'kfx-tls-kfx-webhook.kfx-system.svc',
+      );
+      expect(serving.verify(new X509Certificate(first.ca).publicKey)).toBe(true);
+      expect(first.bundle).toBe(first.ca);
+
+      await exec(helm, ['upgrade', ...release, ...values]);
+      expect(await read()).toEqual(first);
+
+      // Within renewBeforeDays (30) of its end: the next upgrade makes a new one, and the
+      // caBundle trusts both CAs while the Pods still serve the old certificate.
+      const soon = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+      await exec(kubectl, [
+        ...['--kubeconfig', kubeconfig, '-n', 'kfx-system', 'annotate', '--overwrite'],
+        ...['secret', secretName, `tls.kfx.dev/not-after=${soon}`],
+      ]);
+      await exec(helm, ['upgrade', ...release, ...values]);
+      const renewed = await read();
+      expect(renewed.crt).not.toBe(first.crt);
+      expect(renewed.bundle).toContain(renewed.ca.trim());
+      expect(renewed.bundle).toContain(first.ca.trim());
+    } finally {
+      await exec(helm, [
+        'uninstall',
+        '--kubeconfig',
+        kubeconfig,
+        '-n',
+        'kfx-system',
+        'kfx-tls',
+      ]).catch(() => undefined);
     }
   });
 });

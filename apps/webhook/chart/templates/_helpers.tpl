@@ -153,3 +153,39 @@ there is no cluster to ask (helm template).
 {{- end -}}
 {{- $cidrs | uniq | toJson -}}
 {{- end -}}
+
+{{/*
+tls.mode=generated: the CA and the serving certificate the chart makes itself (genCA,
+genSignedCert), so that a first install needs nothing else in the cluster. Made once per render
+and kept in .Values.tls._generated, because the Secret and the webhook configuration must name
+the same CA. An upgrade keeps the Secret found in the cluster (lookup) until it is within
+tls.generated.renewBeforeDays of its end (annotation tls.kfx.dev/not-after), then makes new ones;
+the caBundle then holds the new CA and the old one, so the apiserver trusts the Pods until the
+kubelet has given them the new certificate. helm template and --dry-run (no lookup) make new
+ones each time.
+*/}}
+{{- define "kfx-webhook.generatedTls" -}}
+{{- if not (hasKey .Values.tls "_generated") -}}
+{{- $fullname := include "kfx-webhook.fullname" . -}}
+{{- $days := int .Values.tls.generated.durationDays -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "kfx-webhook.secretName" .) | default dict -}}
+{{- $data := $existing.data | default dict -}}
+{{- $notAfter := dig "metadata" "annotations" "tls.kfx.dev/not-after" "" $existing -}}
+{{- $keep := false -}}
+{{- if and $notAfter (index $data "tls.crt") (index $data "tls.key") (index $data "ca.crt") -}}
+{{- $renewAt := sub (toDate "2006-01-02T15:04:05Z07:00" $notAfter | unixEpoch | int64) (mul (int .Values.tls.generated.renewBeforeDays) 86400) -}}
+{{- $keep = lt (now | unixEpoch | int64) $renewAt -}}
+{{- end -}}
+{{- if $keep -}}
+{{- $_ := set .Values.tls "_generated" (dict "crt" (index $data "tls.crt") "key" (index $data "tls.key") "ca" (index $data "ca.crt") "caBundle" (index $data "ca.crt") "notAfter" $notAfter) -}}
+{{- else -}}
+{{- $ca := genCA (printf "%s-ca" $fullname) $days -}}
+{{- $names := list (printf "%s.%s.svc" $fullname .Release.Namespace) (printf "%s.%s.svc.cluster.local" $fullname .Release.Namespace) -}}
+{{- $cert := genSignedCert (printf "%s.%s.svc" $fullname .Release.Namespace) nil $names $days $ca -}}
+{{- $bundle := $ca.Cert -}}
+{{- with index $data "ca.crt" }}{{ $bundle = printf "%s\n%s" (trimSuffix "\n" $ca.Cert) (b64dec .) }}{{ end -}}
+{{- $end := now | dateModify (printf "+%dh" (mul $days 24)) | date "2006-01-02T15:04:05Z07:00" -}}
+{{- $_ := set .Values.tls "_generated" (dict "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc) "ca" ($ca.Cert | b64enc) "caBundle" ($bundle | b64enc) "notAfter" $end) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
