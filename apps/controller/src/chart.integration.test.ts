@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
-import { startControlPlane, waitFor, withValuesFile, type ControlPlane } from '@kfx/testenv';
+import {
+  runHelm,
+  startControlPlane,
+  waitFor,
+  withValuesFile,
+  type ControlPlane,
+} from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -105,6 +111,8 @@ describe('the chart, rendered', () => {
     const deployment = find(objects, 'Deployment');
     expect(deployment?.spec?.replicas).toBe(2);
     const container = deployment?.spec?.template?.spec?.containers?.[0];
+    // What `npm run images` builds, under the name a node given that image knows it by.
+    expect(container?.image).toMatch(/^localhost\/kfx\/controller:\d+\.\d+\.\d+/);
     expect(container?.args).toEqual([
       '--config',
       '/etc/kfx/controller.yaml',
@@ -195,6 +203,32 @@ describe('the chart on a real control plane', () => {
     await controller?.stop();
     admin.close();
     await env?.stop();
+  });
+
+  it('takes reconcilers switched off without a Helm warning, and its notes list only those that run', async () => {
+    if (!env) throw new Error('no control plane');
+    // The values of docs/migration/from-proxy-configmap.md.
+    const values = {
+      config: {
+        reconcilers: {
+          'proxy-config': { name: 'proxy-env', httpProxy: 'http://proxy.corp.example:3128' },
+          quotas: false,
+          limitrange: false,
+        },
+      },
+    };
+    const kubeconfig = env.kubeconfigPath;
+    const install = (file: string) =>
+      runHelm([
+        ...['install', 'kfx-notes', CHART, '--namespace', 'kfx-system'],
+        ...['--kubeconfig', kubeconfig, '--dry-run=server', '--values', file],
+      ]);
+    const switchedOff = await withValuesFile(values, install);
+    expect(switchedOff.stderr).not.toMatch(/warning|coalesce/i);
+    expect(switchedOff.code).toBe(0);
+    expect(switchedOff.stdout).toMatch(/^Reconcilers: proxy-config$/m);
+    const byDefault = await withValuesFile({}, install);
+    expect(byDefault.stdout).toMatch(/^Reconcilers: limitrange, quotas$/m);
   });
 
   it('has every rendered object accepted by the API server (server-side dry run)', async () => {

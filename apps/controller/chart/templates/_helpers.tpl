@@ -33,12 +33,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 
 {{/*
 The kfx-controller configuration file: .Values.config, with the files of .Values.templates added
-to reconcilers.templates.files (they are mounted next to it, under templates/). Without
-reconcilers it is the binary's own default: quotas and limitrange.
+to reconcilers.templates.files (they are mounted next to it, under templates/). quotas and
+limitrange run unless reconcilers names them false. The default is added here, not in
+values.yaml: there a table under quotas would make Helm warn ("cannot overwrite table with non
+table") about every `quotas: false`.
 */}}
 {{- define "kfx-controller.config" -}}
 {{- $config := deepCopy (.Values.config | default dict) -}}
-{{- $reconcilers := $config.reconcilers | default (dict "quotas" (dict) "limitrange" (dict)) -}}
+{{- $reconcilers := $config.reconcilers | default dict -}}
+{{- range $name := list "quotas" "limitrange" }}
+{{- if not (hasKey $reconcilers $name) }}{{ $_ := set $reconcilers $name dict }}{{ end }}
+{{- end -}}
 {{- if .Values.templates -}}
 {{- $templates := get $reconcilers "templates" | default dict -}}
 {{- $files := $templates.files | default list -}}
