@@ -30,7 +30,7 @@ function forHelm(node: unknown): unknown {
 }
 
 /** The JSON Schema of one section, as a value under the chart's `<section>.config`. */
-export function sectionSchema(schema: z.ZodType): JsonSchema {
+function sectionSchema(schema: z.ZodType): JsonSchema {
   const generated = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   delete generated.$schema;
   return forHelm(generated) as JsonSchema;

@@ -5,11 +5,12 @@
 // builds). Then, as a user would check: both charts' Pods are ready from those images and reach the
 // apiserver through the `kubernetes` Service with their service accounts (nothing in the values
 // points them elsewhere); a Pod created with no proxy settings in another namespace is injected by
-// kfx-webhook (the apiserver calls it through its Service, verifying the certificate `kfx webhook
-// certificate` made) and reaches a Service by name directly and the internet through the proxy;
+// kfx-webhook (the apiserver calls it through its Service, verifying the certificate the chart
+// made) and reaches a Service by name directly and the internet through the proxy;
 // kfx-controller, from its Pods, converges a Profile.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,7 +115,9 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
         { description: `kfx-${app} to be ready`, timeoutMs: 180_000 },
       );
       // The chart's default image: loaded into the node, never pulled.
-      expect(deployment.spec?.template.spec?.containers[0]?.image).toBe(`kfx/${app}:0.0.0`);
+      expect(deployment.spec?.template.spec?.containers[0]?.image).toBe(
+        `localhost/kfx/${app}:0.0.0`,
+      );
       expect(deployment.spec?.template.spec?.containers[0]?.env ?? []).not.toContainEqual(
         expect.objectContaining({ name: 'KUBERNETES_SERVICE_HOST' }),
       );
@@ -196,13 +199,21 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       NAMESPACE,
     );
     expect(lease.spec?.holderIdentity).toMatch(/^kfx-controller-/);
-    // The CA the webhook's configuration trusts is the file kfx webhook certificate wrote.
+    // The chart made its own certificate (tls.mode=generated): the CA the webhook's configuration
+    // trusts signed the serving certificate in the Secret, for the Service's name.
     const hooks = await getJson<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
       kubeconfig,
       ['mutatingwebhookconfiguration', 'kfx-webhook'],
     );
-    expect(Buffer.from(hooks.webhooks[0]?.clientConfig.caBundle ?? '', 'base64').toString()).toBe(
-      readFileSync(join(work, 'kfx-webhook-ca.crt'), 'utf8'),
+    const secret = await getJson<{ data: Record<string, string> }>(
+      kubeconfig,
+      ['secret', 'kfx-webhook-tls'],
+      NAMESPACE,
     );
+    const pem = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString();
+    const ca = new X509Certificate(pem(hooks.webhooks[0]?.clientConfig.caBundle));
+    const serving = new X509Certificate(pem(secret.data['tls.crt']));
+    expect(serving.verify(ca.publicKey)).toBe(true);
+    expect(serving.checkHost('kfx-webhook.kfx-system.svc')).toBe('kfx-webhook.kfx-system.svc');
   });
 });
