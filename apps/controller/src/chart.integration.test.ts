@@ -33,6 +33,7 @@ type Rendered = KubeObject & {
   spec?: { replicas?: number; template?: { spec?: { containers?: ContainerSpec[] } } };
 };
 interface ContainerSpec {
+  image?: string;
   args?: string[];
   securityContext?: Record<string, unknown>;
 }
