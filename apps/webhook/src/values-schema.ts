@@ -19,12 +19,14 @@ function forHelm(node: unknown): unknown {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) out[key] = forHelm(value);
   if (typeof out.pattern === 'string') {
-    const guard = /^\^\(\?=\.\{1,(\d+)\}\$\)/.exec(out.pattern);
+    let pattern = out.pattern;
+    const guard = /^\^\(\?=\.\{1,(\d+)\}\$\)/.exec(pattern);
     if (guard) {
-      out.pattern = '^' + out.pattern.slice(guard[0].length);
+      pattern = '^' + pattern.slice(guard[0].length);
       out.maxLength = Number(guard[1]);
     }
-    if (out.pattern.includes('(?')) throw new Error(`a pattern Helm cannot check: ${out.pattern}`);
+    if (pattern.includes('(?')) throw new Error(`a pattern Helm cannot check: ${pattern}`);
+    out.pattern = pattern;
   }
   return out;
 }

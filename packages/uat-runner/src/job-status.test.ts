@@ -134,10 +134,10 @@ describe('assessRun', () => {
   });
 
   it('gives up at once on an image the registry says is missing or forbidden, naming it', () => {
-    const withImage = (status: V1Pod['status']): V1Pod => ({
-      ...pod('p', '1', status),
-      spec: { containers: [{ name: 'suite', image: 'registry.corp/uats:9.9' }] },
-    });
+    const withImage = (status: V1Pod['status']): V1Pod =>
+      Object.assign(pod('p', '1', status), {
+        spec: { containers: [{ name: 'suite', image: 'registry.corp/uats:9.9' }] },
+      });
     const permanent = [
       [
         'ErrImagePull',

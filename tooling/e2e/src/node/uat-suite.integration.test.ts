@@ -85,7 +85,12 @@ async function emptyRegistry(): Promise<{ host: string; close: () => Promise<voi
   const { port } = server.address() as AddressInfo;
   return {
     host: `127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }
 
