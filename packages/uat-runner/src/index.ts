@@ -5,6 +5,7 @@
 export { splitCommand } from './command-line.js';
 export { parseDuration } from './duration.js';
 export { EnvFileError, parseEnvFile } from './env-file.js';
+export { readEnvFolder } from './env-folder.js';
 export type { Reporter, RunEvent, StepName, StepStatus } from './events.js';
 export { readJobManifest } from './job-spec.js';
 export { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
@@ -12,6 +13,8 @@ export { cleanLeftovers, type LeftoverOptions, type LeftoverReport } from './lef
 export { ANNOTATIONS, isRunId, LABELS, newRunId } from './names.js';
 export type { CreateNamespaceMode } from './namespace.js';
 export { UatError, UatInputError, type Outcome } from './outcome.js';
+export { pipelineStepObjects, pipelineStepYaml } from './pipeline-manifests.js';
+export type { PipelineFormat, PipelineStepOptions } from './pipeline-step.js';
 export { proxyEnvFrom } from './proxy-env.js';
 export {
   parseServiceAccount,

@@ -4,3 +4,4 @@
 export { formatDuration, parseDuration } from './duration.js';
 export { DEFAULT_RBAC_NAME, isRunId } from './names.js';
 export { RUN_DEFAULTS } from './run-options.js';
+export { PIPELINE_DEFAULTS, PIPELINE_FORMATS } from './pipeline-step.js';

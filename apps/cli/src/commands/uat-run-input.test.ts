@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInputFrom, type RunFlags } from './uat-run-input.js';
 
@@ -27,6 +30,20 @@ const readFile = (path: string) => {
 };
 
 describe('runInputFrom', () => {
+  it('reads --env FOLDER as a mounted Secret, and takes an empty filter or command as none', () => {
+    // What a pipeline step passes: every parameter, some empty, and the Secret as a folder.
+    const dir = mkdtempSync(join(tmpdir(), 'kfx-env-folder-'));
+    try {
+      writeFileSync(join(dir, 'SUITE'), 'kfp');
+      const input = runInputFrom({ ...flags, env: dir, filter: '', command: ' ' }, {}, {});
+      expect(input.env).toEqual({ SUITE: 'kfp' });
+      expect(input.filter).toBeUndefined();
+      expect(input.command).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('turns flags into run options', () => {
     const input = runInputFrom(
       {

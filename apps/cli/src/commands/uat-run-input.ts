@@ -1,7 +1,7 @@
 // `kfx uat run` flags → runUat options. Everything a flag or a file can get wrong is found here,
 // before the kubeconfig is read and long before anything exists in the cluster: a bad line in
 // the env file, a Job manifest that is not a Job, a duration that is not one.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import {
   isRunId,
   isS3Url,
@@ -9,6 +9,7 @@ import {
   parseDuration,
   parseEnvFile,
   proxyEnvFrom,
+  readEnvFolder,
   readJobManifest,
   splitCommand,
   type CreateNamespaceMode,
@@ -75,7 +76,7 @@ export function runInputFrom(
   const artifacts = artifactTargets(flags);
   const env = {
     ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
-    ...(flags.env === undefined ? {} : parseEnvFile(read(flags.env, '--env', readFile), flags.env)),
+    ...(flags.env === undefined ? {} : envOf(flags.env, readFile)),
   };
   return {
     profile: flags.profile,
@@ -94,10 +95,11 @@ export function runInputFrom(
         : readJobManifest(read(flags.job, '--job', readFile), flags.job),
     manifestSource: flags.job,
     image: flags.image,
-    command: flags.command === undefined ? undefined : splitCommand(flags.command),
+    // Empty means "not given": a pipeline step passes every parameter, and has no shell to drop one.
+    command: nonEmpty(flags.command) ? splitCommand(flags.command) : undefined,
     container: flags.container,
     serviceAccountName: flags.serviceAccount,
-    filter: flags.filter,
+    filter: nonEmpty(flags.filter) ? flags.filter : undefined,
     podAnnotations: annotations(flags.podAnnotation ?? []),
     junitFile: flags.junitFile,
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
@@ -131,6 +133,25 @@ function artifactTargets(flags: RunFlags): Pick<RunInput, 'artifactsDir' | 'arti
       ? {}
       : { s3: { endpoint: flags.s3Endpoint, pathStyle: flags.s3PathStyle } }),
   };
+}
+
+const nonEmpty = (value: string | undefined): value is string =>
+  value !== undefined && value.trim() !== '';
+
+/** `--env FILE` (KEY=VALUE lines) or `--env FOLDER` (a mounted Secret: a file per variable). */
+function envOf(path: string, readFile: (path: string) => string): Record<string, string> {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // Not there: reading it says so.
+  }
+  if (!folder) return parseEnvFile(read(path, '--env', readFile), path);
+  try {
+    return readEnvFolder(path);
+  } catch (error) {
+    throw new CliError(`--env: cannot read the folder ${path}: ${messageOf(error)}`);
+  }
 }
 
 function read(path: string, flag: string, readFile: (path: string) => string): string {

@@ -52,7 +52,10 @@ export function uatRunCommand(): Command {
     )
     .optionsGroup('The suite:')
     .option('--image <image>', "the suite's container image")
-    .option('--command <command>', 'its command, split like a shell would (no shell runs it)')
+    .option(
+      '--command <command>',
+      "its command, split like a shell would (no shell runs it); empty: the image's own",
+    )
     .option('--job <file>', 'a Job manifest to start from (YAML); the flags here override it')
     .option(
       '--container <name>',
@@ -62,13 +65,19 @@ export function uatRunCommand(): Command {
       '--service-account <name>',
       `service account of the pod (default: ${RUN_DEFAULTS.serviceAccountName})`,
     )
-    .option('--filter <expr>', 'passed to the suite as -k EXPR (pytest keyword filter)')
+    .option(
+      '--filter <expr>',
+      'passed to the suite as -k EXPR (pytest keyword filter); empty: no filter',
+    )
     .option('--pod-annotation <key=value>', 'annotation on the pod (repeatable)', collect)
     .option(
       '--junit-file <path>',
       'a JUnit file the suite writes in its container; printed into the log when it ends',
     )
-    .option('--env <file>', 'KEY=VALUE lines: a Secret the suite reads with envFrom')
+    .option(
+      '--env <file>',
+      'KEY=VALUE lines, or a folder of one file per variable (a mounted Secret): a Secret the suite reads with envFrom',
+    )
     .option('--proxy-from-env', "add this machine's HTTP(S)_PROXY and NO_PROXY (both cases) to it")
     .optionsGroup('Time limits:')
     .option(

@@ -1,6 +1,7 @@
 // `kfx uat`: user-acceptance tests in the cluster.
 import { Command } from 'commander';
 import { uatCleanCommand } from './uat-clean.js';
+import { uatManifestsCommand } from './uat-manifests.js';
 import { uatRbacCommand } from './uat-rbac.js';
 import { uatRunCommand } from './uat-run.js';
 
@@ -9,12 +10,14 @@ export function uatCommand(): Command {
     .addCommand(uatRunCommand())
     .addCommand(uatRbacCommand())
     .addCommand(uatCleanCommand())
+    .addCommand(uatManifestsCommand())
     .addHelpText(
       'after',
       `
 Examples:
   $ kfx uat run --image registry.corp/kubeflow-uats:1.9 --command "pytest tests/" --artifacts out/
   $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
-  $ kfx uat clean --run-id k3x9a`,
+  $ kfx uat clean --run-id k3x9a
+  $ kfx uat manifests --format argo | kubectl apply -f -`,
     );
 }

@@ -1,0 +1,23 @@
+// What `kfx uat manifests` does once its flags are parsed, loaded only when it runs.
+import type { Command } from 'commander';
+import { pipelineStepYaml, type PipelineFormat } from '@kfx/uat-runner';
+import { globalOptions } from '../cli-options.js';
+
+interface ManifestFlags {
+  format: PipelineFormat;
+  name: string;
+  serviceAccount: string;
+  kfxImage: string;
+  image?: string;
+  command?: string;
+  filter?: string;
+  profile: string;
+  envSecret: string;
+  timeout: string;
+}
+
+export function printManifests(this: Command): void {
+  const { format, ...flags } = this.opts<ManifestFlags>();
+  const { namespace } = globalOptions(this);
+  process.stdout.write(pipelineStepYaml(format, { ...flags, namespace }));
+}

@@ -1,0 +1,109 @@
+// `kfx uat manifests` as a user runs it (the built binary), and the files checked in under
+// manifests/ that scripts/uat-manifests.ts writes from it.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { CHECKED_IN_MANIFESTS, render } from '../../scripts/uat-manifests.js';
+
+const run = promisify(execFile);
+const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const kfx = (...args: string[]) => run(process.execPath, [main, ...args]);
+
+interface Kube {
+  kind: string;
+  metadata: { name: string; namespace: string };
+  spec?: {
+    serviceAccountName?: string;
+    arguments?: { parameters: { name: string; value?: string }[] };
+    params?: { name: string; default?: string }[];
+    templates?: { container: { image: string } }[];
+  };
+}
+const objectsOf = (yaml: string) => parseAllDocuments(yaml).map((d) => d.toJS() as Kube);
+
+describe('kfx uat manifests', () => {
+  it('checks in exactly what it prints (pnpm --filter @kfx/cli run manifests rewrites them)', () => {
+    for (const { file, args } of CHECKED_IN_MANIFESTS) {
+      const checkedIn = readFileSync(
+        fileURLToPath(new URL(`../../${file}`, import.meta.url)),
+        'utf8',
+      );
+      expect(checkedIn, `${file} is stale: run pnpm --filter @kfx/cli run manifests`).toBe(
+        render(args),
+      );
+    }
+  });
+
+  it('renders the Argo step in -n with the flags as the parameters’ defaults', async () => {
+    const { stdout } = await kfx(
+      '-n',
+      'ci',
+      'uat',
+      'manifests',
+      '--format',
+      'argo',
+      '--service-account',
+      'uat-runner',
+      '--kfx-image',
+      'registry.corp/kfx/cli:0.4.0',
+      '--image',
+      'registry.corp/uats:1.9',
+      '--filter',
+      'kfp',
+    );
+    const objects = objectsOf(stdout);
+    expect(objects.map((o) => [o.kind, o.metadata.namespace])).toEqual([
+      ['ServiceAccount', 'ci'],
+      ['Role', 'ci'],
+      ['RoleBinding', 'ci'],
+      ['WorkflowTemplate', 'ci'],
+    ]);
+    const template = objects[3];
+    expect(template?.spec?.serviceAccountName).toBe('uat-runner');
+    expect(template?.spec?.templates?.[0]?.container.image).toBe('registry.corp/kfx/cli:0.4.0');
+    const values = Object.fromEntries(
+      template?.spec?.arguments?.parameters.map((p) => [p.name, p.value]) ?? [],
+    );
+    expect(values).toMatchObject({ image: 'registry.corp/uats:1.9', filter: 'kfp' });
+  });
+
+  it('renders the Tekton Task with the same parameters', async () => {
+    const { stdout } = await kfx('uat', 'manifests', '--format', 'tekton', '--timeout', '2h');
+    const task = objectsOf(stdout).find((o) => o.kind === 'Task');
+    expect(task?.spec?.params?.map((p) => p.name)).toEqual([
+      'image',
+      'command',
+      'filter',
+      'profile',
+      'env-secret',
+      'timeout',
+    ]);
+    expect(task?.spec?.params?.find((p) => p.name === 'timeout')?.default).toBe('2h');
+  });
+
+  it('exits 2 naming the flag, without --format or with a bad name', async () => {
+    await expect(kfx('uat', 'manifests')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("'--format <format>' not specified") as unknown,
+    });
+    await expect(kfx('uat', 'manifests', '--format', 'jenkins')).rejects.toMatchObject({
+      code: 2,
+    });
+    await expect(
+      kfx('uat', 'manifests', '--format', 'argo', '--name', 'UAT'),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--name: "UAT"') as unknown,
+    });
+  });
+
+  it('teaches with --help: the commands that install and run the step', async () => {
+    const { stdout } = await kfx('uat', 'manifests', '--help');
+    expect(stdout).toContain('kfx uat manifests --format argo | kubectl apply -f -');
+    expect(stdout).toContain('argo submit -n kfx-system --from workflowtemplate/kfx-uat');
+    expect(stdout).toContain('kfx uat rbac --service-account kfx-system:kfx-uat');
+  });
+});

@@ -1,0 +1,162 @@
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { ARGO_OUTPUTS } from './argo-step.js';
+import { pipelineStepObjects, pipelineStepYaml } from './pipeline-manifests.js';
+import { STEP_GRACE_SECONDS } from './pipeline-step.js';
+import { RUN_DEFAULTS } from './run-options.js';
+
+interface Container {
+  image: string;
+  command: string[];
+  args: string[];
+  volumeMounts: { name: string; mountPath: string }[];
+}
+interface ArgoTemplate {
+  name: string;
+  inputs: { parameters: { name: string; default?: string }[] };
+  podSpecPatch: string;
+  volumes: { name: string; secret?: { secretName: string; optional: boolean } }[];
+  container: Container;
+  outputs: { artifacts: { name: string; path: string; optional: boolean }[] };
+}
+interface WorkflowTemplate {
+  kind: string;
+  metadata: { name: string; namespace: string };
+  spec: {
+    entrypoint: string;
+    serviceAccountName: string;
+    arguments: { parameters: { name: string; value?: string }[] };
+    templates: ArgoTemplate[];
+  };
+}
+interface Binding {
+  kind: string;
+  roleRef: { name: string };
+  subjects: { kind: string; name: string; namespace: string }[];
+}
+
+const byKind = <T>(objects: readonly object[], kind: string): T =>
+  objects.find((o) => (o as { kind: string }).kind === kind) as T;
+
+/** The value that follows `flag` in an argument list. */
+const after = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
+
+const PARAMETERS = ['image', 'command', 'filter', 'profile', 'env-secret', 'timeout'];
+
+describe('the Argo WorkflowTemplate', () => {
+  const objects = pipelineStepObjects('argo');
+  const template = byKind<WorkflowTemplate>(objects, 'WorkflowTemplate');
+  const uat = template.spec.templates.find((t) => t.name === template.spec.entrypoint);
+  if (!uat) throw new Error('no entrypoint template');
+
+  it('runs kfx uat run from the kfx/cli image, every parameter on its flag', () => {
+    expect(uat.container.image).toBe('kfx/cli:latest');
+    expect(uat.container.command).toEqual(['node', '/app/main.js']);
+    expect(uat.container.args.slice(0, 2)).toEqual(['uat', 'run']);
+    for (const [flag, parameter] of [
+      ['--image', 'image'],
+      ['--command', 'command'],
+      ['--filter', 'filter'],
+      ['--profile', 'profile'],
+      ['--timeout', 'timeout'],
+    ]) {
+      expect(after(uat.container.args, flag ?? '')).toBe(`{{inputs.parameters.${parameter}}}`);
+    }
+  });
+
+  it('takes the same parameters as the workflow’s arguments and as the template’s inputs', () => {
+    expect(template.spec.arguments.parameters.map((p) => p.name)).toEqual(PARAMETERS);
+    expect(uat.inputs.parameters.map((p) => p.name)).toEqual(PARAMETERS);
+    // The suite's image has no default: every run names it.
+    expect(template.spec.arguments.parameters[0]).not.toHaveProperty('value');
+    expect(uat.inputs.parameters[0]).not.toHaveProperty('default');
+    expect(uat.inputs.parameters.find((p) => p.name === 'profile')?.default).toBe(
+      RUN_DEFAULTS.profile,
+    );
+  });
+
+  it('runs as the ServiceAccount it makes, which may report its outputs to Argo', () => {
+    const account = byKind<{ metadata: { name: string; namespace: string } }>(
+      objects,
+      'ServiceAccount',
+    );
+    expect(account.metadata).toMatchObject({ name: 'kfx-uat', namespace: 'kfx-system' });
+    expect(template.spec.serviceAccountName).toBe('kfx-uat');
+    const binding = byKind<Binding>(objects, 'RoleBinding');
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'kfx-uat', namespace: 'kfx-system' },
+    ]);
+    const role = byKind<{ rules: { resources: string[]; verbs: string[] }[] }>(objects, 'Role');
+    expect(role.rules).toEqual([
+      expect.objectContaining({ resources: ['workflowtaskresults'], verbs: ['create', 'patch'] }),
+    ]);
+  });
+
+  it('hands the suite the optional Secret as a folder, and keeps the results as artifacts', () => {
+    const env = uat.volumes.find((v) => v.secret);
+    expect(env?.secret).toEqual({
+      secretName: '{{inputs.parameters.env-secret}}',
+      optional: true,
+    });
+    const mount = uat.container.volumeMounts.find((m) => m.name === env?.name);
+    expect(after(uat.container.args, '--env')).toBe(mount?.mountPath);
+    const results = after(uat.container.args, '--artifacts');
+    expect(uat.container.volumeMounts.map((m) => m.mountPath)).toContain(results);
+    expect(uat.outputs.artifacts.map((a) => [a.name, a.path])).toEqual(
+      ARGO_OUTPUTS.map((o) => [o.name, `${results}/${o.file}`]),
+    );
+    expect(uat.outputs.artifacts.every((a) => a.optional)).toBe(true);
+  });
+
+  it('gives kfx its clean-up time after SIGTERM', () => {
+    const patch = JSON.parse(uat.podSpecPatch) as { terminationGracePeriodSeconds: number };
+    expect(patch.terminationGracePeriodSeconds).toBe(STEP_GRACE_SECONDS);
+    expect(STEP_GRACE_SECONDS).toBeGreaterThan((2 * RUN_DEFAULTS.cleanupTimeoutMs) / 1000);
+  });
+
+  it('takes the defaults, names and namespace from the options', () => {
+    const custom = pipelineStepObjects('argo', {
+      name: 'uats',
+      namespace: 'ci',
+      serviceAccount: 'runner',
+      kfxImage: 'registry.corp/kfx/cli:0.4.0',
+      image: 'registry.corp/uats:1.9',
+      filter: 'kfp',
+      timeout: '90m',
+    });
+    const t = byKind<WorkflowTemplate>(custom, 'WorkflowTemplate');
+    expect(t.metadata).toMatchObject({ name: 'uats', namespace: 'ci' });
+    expect(t.spec.serviceAccountName).toBe('runner');
+    expect(t.spec.templates[0]?.container.image).toBe('registry.corp/kfx/cli:0.4.0');
+    const values = Object.fromEntries(t.spec.arguments.parameters.map((p) => [p.name, p.value]));
+    expect(values).toMatchObject({
+      image: 'registry.corp/uats:1.9',
+      filter: 'kfp',
+      timeout: '90m',
+    });
+    for (const object of custom) {
+      expect((object as { metadata: { namespace: string } }).metadata.namespace).toBe('ci');
+    }
+  });
+});
+
+describe('pipelineStepYaml', () => {
+  it('is a stream of the objects, without YAML anchors, behind a header that says how to use it', () => {
+    for (const format of ['argo', 'tekton'] as const) {
+      const text = pipelineStepYaml(format);
+      expect(text).not.toMatch(/[&*]a\d/);
+      expect(text).toContain('kfx uat rbac --service-account kfx-system:kfx-uat');
+      const documents = parseAllDocuments(text).map((d) => d.toJS() as unknown);
+      expect(documents).toEqual(pipelineStepObjects(format));
+    }
+    expect(pipelineStepYaml('argo')).toContain(
+      'argo submit -n kfx-system --from workflowtemplate/kfx-uat',
+    );
+  });
+
+  it('names the flag of a bad value', () => {
+    expect(() => pipelineStepObjects('argo', { name: 'UATs' })).toThrow(/--name: "UATs"/);
+    expect(() => pipelineStepObjects('tekton', { envSecret: 'a_b' })).toThrow(/--env-secret/);
+    expect(() => pipelineStepObjects('argo', { timeout: 'soon' })).toThrow(/--timeout/);
+  });
+});
