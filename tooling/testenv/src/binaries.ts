@@ -1,8 +1,9 @@
 // Where the control-plane binaries come from: KUBEBUILDER_ASSETS when it holds them, otherwise a
 // cache folder keyed by the hash of the wrapper Go module that pins them (go.mod + go.sum), built
 // on first need. Most come from one module (`go/`, the Kubernetes one); a binary whose
-// dependencies would move the versions of that module's (CoreDNS, versitygw) has a wrapper module
-// of its own and a cache folder of its own, and so does the oldest Kubernetes minor (minors.ts).
+// dependencies would move the versions of that module's (CoreDNS, versitygw, Argo Workflows) has
+// a wrapper module of its own and a cache folder of its own, and so does the oldest Kubernetes
+// minor (minors.ts).
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -27,7 +28,13 @@ export const BINARY_NAMES = [
   // Not part of a cluster: an S3 server on a folder, for tests that upload artifacts (s3.ts).
   'versitygw',
 ] as const;
-export type BinaryName = (typeof BINARY_NAMES)[number];
+/**
+ * Argo Workflows' controller and executor, for the end-to-end test of kfx's Argo step only: not
+ * in BINARY_NAMES, so nothing else (`kfx-testenv binaries`, the start benchmark) builds them.
+ */
+export const ARGO_BINARY_NAMES = ['workflow-controller', 'argoexec'] as const;
+export type ArgoBinaryName = (typeof ARGO_BINARY_NAMES)[number];
+export type BinaryName = (typeof BINARY_NAMES)[number] | ArgoBinaryName;
 export type BinaryPaths = Record<BinaryName, string>;
 
 /** A wrapper Go module: the versions of the binaries built from it, and their cache folder. */
@@ -62,6 +69,13 @@ const VERSITYGW: WrapperModule = {
   sources: ['go.mod', 'go.sum', 'tools.go'],
 };
 
+/** Argo Workflows pins its own Kubernetes client and cloud SDK versions. */
+export const ARGO_MODULE: WrapperModule = {
+  name: 'argo',
+  dir: fileURLToPath(new URL('../argo/', import.meta.url)),
+  sources: ['go.mod', 'go.sum', 'tools.go'],
+};
+
 /** The binaries a cluster needs; the rest (versitygw) only serve some tests, built when used. */
 export const CLUSTER_BINARY_NAMES: readonly BinaryName[] = BINARY_NAMES.filter(
   (name) => name !== 'versitygw',
@@ -71,6 +85,7 @@ export const CLUSTER_BINARY_NAMES: readonly BinaryName[] = BINARY_NAMES.filter(
 export function moduleOf(name: BinaryName): WrapperModule {
   if (name === 'coredns') return COREDNS;
   if (name === 'versitygw') return VERSITYGW;
+  if ((ARGO_BINARY_NAMES as readonly string[]).includes(name)) return ARGO_MODULE;
   return CONTROL_PLANE;
 }
 

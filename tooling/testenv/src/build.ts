@@ -34,6 +34,12 @@ const kubernetesVersion = (v: string) => {
   ]);
 };
 
+const argoVersion = (v: string) => [
+  `-X github.com/argoproj/argo-workflows/v4.version=${v}`,
+  `-X github.com/argoproj/argo-workflows/v4.gitTag=${v}`,
+  '-X github.com/argoproj/argo-workflows/v4.gitTreeState=clean',
+];
+
 const TARGETS: Record<BinaryName, Target> = {
   etcd: {
     importPath: 'go.etcd.io/etcd/server/v3',
@@ -92,6 +98,18 @@ const TARGETS: Record<BinaryName, Target> = {
     importPath: 'github.com/versity/versitygw/cmd/versitygw',
     module: 'github.com/versity/versitygw',
     ldflags: (v) => [`-X main.Version=${v}`],
+  },
+  // Argo Workflows, for the Argo step's end-to-end test only (argo/tools.go). Its version is
+  // what `argo version` and the controller's log print.
+  'workflow-controller': {
+    importPath: 'github.com/argoproj/argo-workflows/v4/cmd/workflow-controller',
+    module: 'github.com/argoproj/argo-workflows/v4',
+    ldflags: argoVersion,
+  },
+  argoexec: {
+    importPath: 'github.com/argoproj/argo-workflows/v4/cmd/argoexec',
+    module: 'github.com/argoproj/argo-workflows/v4',
+    ldflags: argoVersion,
   },
   kwok: { importPath: 'sigs.k8s.io/kwok/cmd/kwok', module: 'sigs.k8s.io/kwok', ldflags: () => [] },
   helm: {

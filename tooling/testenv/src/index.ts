@@ -1,4 +1,6 @@
+export { startArgo, type Argo, type ArgoOptions } from './argo.js';
 export {
+  ARGO_BINARY_NAMES,
   BINARY_NAMES,
   binaryCacheDir,
   lookUpBinaries,
