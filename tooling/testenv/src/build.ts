@@ -14,12 +14,15 @@ import {
   type BinaryPaths,
   type WrapperModule,
 } from './binaries.js';
+import { argoBuildFlags } from './argo-source.js';
 import { withDirectoryLock } from './lock.js';
 
 interface Target {
   importPath: string;
   module: string;
   ldflags: (version: string) => string[];
+  /** Extra `go build` flags, after preparing what they need in the module's cache folder. */
+  prepare?: (module: WrapperModule, cacheDir: string) => string[];
 }
 
 const kubernetesVersion = (v: string) => {
@@ -105,11 +108,13 @@ const TARGETS: Record<BinaryName, Target> = {
     importPath: 'github.com/argoproj/argo-workflows/v4/cmd/workflow-controller',
     module: 'github.com/argoproj/argo-workflows/v4',
     ldflags: argoVersion,
+    prepare: argoBuildFlags,
   },
   argoexec: {
     importPath: 'github.com/argoproj/argo-workflows/v4/cmd/argoexec',
     module: 'github.com/argoproj/argo-workflows/v4',
     ldflags: argoVersion,
+    prepare: argoBuildFlags,
   },
   kwok: { importPath: 'sigs.k8s.io/kwok/cmd/kwok', module: 'sigs.k8s.io/kwok', ldflags: () => [] },
   helm: {
@@ -181,10 +186,12 @@ function goBuild(
   output: string,
   progress: Progress,
   module: WrapperModule,
+  extraFlags: readonly string[] = [],
 ): Promise<void> {
   const target = TARGETS[name];
   const args = [
     'build',
+    ...extraFlags,
     '-trimpath',
     '-o',
     output,
@@ -291,7 +298,8 @@ export async function ensureBinaries(
         progress(`[${i + 1}/${missing.length}] building ${name} from ${target.module} ${version}`);
         const partial = join(binDir, `.${name}.partial-${process.pid}`);
         try {
-          await goBuild(name, version, partial, progress, each);
+          const flags = target.prepare?.(each, cacheDir) ?? [];
+          await goBuild(name, version, partial, progress, each, flags);
           renameSync(partial, join(binDir, name));
         } finally {
           rmSync(partial, { force: true });
