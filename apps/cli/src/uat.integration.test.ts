@@ -390,6 +390,52 @@ describe('kfx uat run', () => {
     await nothingLeft(namespace);
   });
 
+  it('on a repeated SIGTERM during clean-up (Argo sends one on each pass), still cleans up: 143', async () => {
+    const namespace = 'cli-repeated-sigterm';
+    await suiteLog(namespace, ['a short suite']);
+    let held: Promise<HeldJob> | undefined;
+    let signals = 0;
+    let released: Promise<void> | undefined;
+    const { code, stderr } = await kfx(
+      [
+        'uat',
+        'run',
+        '--profile',
+        namespace,
+        '--image',
+        'uats:1',
+        '--controller-wait',
+        '1s',
+        '--pod-annotation',
+        `${KWOK_ANNOTATIONS.runFor}=4s`,
+        '--output',
+        'json',
+      ],
+      {
+        onStdout: (text, child) => {
+          if (!held && text.includes('"step":"job","status":"done"')) held = holdJob(namespace);
+          if (signals === 0 && text.includes('"step":"cleanup","status":"start"')) {
+            signals = 1;
+            child.kill('SIGTERM');
+          }
+        },
+        onStderr: (text, child) => {
+          if (signals === 1 && text.includes('kfx: SIGTERM: stopping')) {
+            signals = 2;
+            child.kill('SIGTERM');
+          }
+          if (!released && text.includes('kfx: SIGTERM again: still cleaning up')) {
+            released = held?.then((h) => h.release());
+          }
+        },
+      },
+    );
+    await released;
+    expect(stderr).toContain('kfx: SIGTERM again: still cleaning up');
+    expect(code).toBe(143);
+    await nothingLeft(namespace);
+  });
+
   it('on a second SIGINT during clean-up, exits 130 at once, naming what it leaves and how to remove it', async () => {
     const namespace = 'cli-second-sigint';
     await suiteLog(namespace, ['a short suite']);
