@@ -1,0 +1,289 @@
+// kfx's Argo step for real: Argo Workflows' controller (a process on this machine) and executor
+// (an image on the real node), both built from the Go module by the test bed, run Workflows made
+// from the WorkflowTemplate `kfx uat manifests --format argo` prints, whose step runs the kfx/cli
+// image (what `npm run images` builds) under the ServiceAccount `kfx uat rbac` binds, and runs a
+// real suite on the node. A passing suite makes a Succeeded Workflow whose artifacts (JUnit, log,
+// summary) reached the artifact repository; a failing one a Failed Workflow with exit code 1; a
+// Workflow stopped mid-run (`argo stop`: spec.shutdown) has kfx clean up, leaving no Profile,
+// namespace, Job or Secret of kfx's, and no Argo pod once the Workflows are deleted.
+import { fileURLToPath } from 'node:url';
+import type { V1Pod } from '@kubernetes/client-node';
+import { APP_IMAGES, buildAppImage, containersUnavailable, ensureBaseImage } from '@kfx/images';
+import {
+  applyManifests,
+  kubectl,
+  startArgo,
+  startControlPlane,
+  waitFor,
+  type Argo,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApp } from '../apps.js';
+import { exists, getJson, listJson } from '../cluster.js';
+import { startArtifactRepository, type ArtifactRepository } from './artifact-repository.js';
+import { onRealNode, realNodeAvailable } from './pods.js';
+
+const root = fileURLToPath(new URL('../../../..', import.meta.url));
+const NAMESPACE = 'kfx-system';
+const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
+const title = noImages
+  ? `kfx uat run as an Argo step on a real node (skipped: ${noImages})`
+  : onRealNode('kfx uat run as an Argo step on a real node');
+
+/** One check, reported as pytest would with the runner's JUnit markers around its JUnit. */
+const SUITE = `#!/bin/sh
+echo "collected 1 item"
+if [ -n "$SUITE_SLEEP" ]; then echo "suite running"; sleep "$SUITE_SLEEP"; fi
+if [ "$SUITE_MODE" = fail ]; then
+  echo "tests/test_mode.py::test_mode FAILED"
+  result='<testcase classname="tests.test_mode" name="test_mode"><failure message="asked to fail"/></testcase>'
+  failures=1
+else
+  echo "tests/test_mode.py::test_mode PASSED"
+  result='<testcase classname="tests.test_mode" name="test_mode"/>'
+  failures=0
+fi
+echo "--- kfx:junit begin ---"
+echo "<testsuite name=\\"uats\\" tests=\\"1\\" failures=\\"$failures\\">$result</testsuite>"
+echo "--- kfx:junit end ---"
+[ "$failures" -eq 0 ]
+`;
+
+interface NodeStatus {
+  type: string;
+  phase: string;
+  message?: string;
+  outputs?: { exitCode?: string; artifacts?: { name: string }[] };
+}
+interface Workflow {
+  status?: { phase?: string; message?: string; nodes?: Record<string, NodeStatus> };
+}
+
+let env: ControlPlane;
+let argo: Argo | undefined;
+let repository: ArtifactRepository | undefined;
+let suiteImage = '';
+
+async function kfxYaml(args: readonly string[]): Promise<string> {
+  const { code, stdout, stderr } = await runApp('@kfx/cli', args);
+  if (code !== 0) throw new Error(`kfx ${args.join(' ')} exited ${String(code)}: ${stderr}`);
+  return stdout;
+}
+
+/** What `argo submit --from workflowtemplate/kfx-uat -p …` creates, with the suite's variables. */
+async function submit(name: string, variables: Record<string, string>): Promise<void> {
+  await kubectl(env.kubeconfigPath, [
+    '-n',
+    NAMESPACE,
+    'create',
+    'secret',
+    'generic',
+    `${name}-env`,
+    ...Object.entries(variables).map(([k, v]) => `--from-literal=${k}=${v}`),
+  ]);
+  const parameters = {
+    image: suiteImage,
+    command: 'sh /suite/run.sh',
+    'env-secret': `${name}-env`,
+  };
+  await kubectl(
+    env.kubeconfigPath,
+    ['create', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name, namespace: NAMESPACE },
+      spec: {
+        workflowTemplateRef: { name: 'kfx-uat' },
+        arguments: {
+          parameters: Object.entries(parameters).map(([n, value]) => ({ name: n, value })),
+        },
+      },
+    }),
+  );
+}
+
+function finished(name: string): Promise<Workflow> {
+  return waitFor(
+    async () => {
+      const workflow = await getJson<Workflow>(env.kubeconfigPath, ['workflow', name], NAMESPACE);
+      const phase = workflow.status?.phase ?? '';
+      return ['Succeeded', 'Failed', 'Error'].includes(phase)
+        ? { done: true, value: workflow }
+        : { done: false, saw: `${phase || 'no phase'} ${workflow.status?.message ?? ''}` };
+    },
+    { description: `Workflow ${name} to finish`, timeoutMs: 300_000, intervalMs: 1000 },
+  );
+}
+
+const stepOf = (workflow: Workflow) =>
+  Object.values(workflow.status?.nodes ?? {}).find((n) => n.type === 'Pod');
+
+/** What the repository received for the Workflow, by file name. */
+function uploadsOf(name: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [path, body] of repository?.uploads() ?? []) {
+    if (path.includes(`/${name}/`)) files.set(path.split('/').pop() ?? '', body.toString());
+  }
+  return files;
+}
+
+async function nothingOfKfxLeft(log = ''): Promise<void> {
+  expect(await exists(env.kubeconfigPath, ['profile', 'test-kubeflow']), log).toBe(false);
+  expect(await exists(env.kubeconfigPath, ['namespace', 'test-kubeflow']), log).toBe(false);
+  const ofKfx = ['-A', '-l', 'app.kubernetes.io/managed-by=kfx-uat'];
+  expect(await listJson(env.kubeconfigPath, ['jobs', ...ofKfx])).toEqual([]);
+  expect(await listJson(env.kubeconfigPath, ['secrets', ...ofKfx])).toEqual([]);
+  expect(await listJson(env.kubeconfigPath, ['pods', ...ofKfx])).toEqual([]);
+}
+
+describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
+  beforeAll(async () => {
+    env = await startControlPlane({ components: ['node'] });
+    const node = env.node;
+    if (!node) throw new Error('no node');
+    // The step's image: the kfx/cli app image `npm run images` builds, loaded into the node.
+    const cli = APP_IMAGES.find((spec) => spec.app === 'cli');
+    if (!cli) throw new Error('no kfx/cli image spec');
+    await ensureBaseImage();
+    const built = await buildAppImage(root, cli);
+    await node.loadImage(built.image);
+    const kfxImage = built.image.replace(/^localhost\//, '');
+    suiteImage = await node.loadShellImage({
+      name: 'kfx.test/uat-suite:1',
+      entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
+    });
+    repository = await startArtifactRepository(node.hostIp);
+    argo = await startArgo(env, { artifactRepository: repository.config('artifact-repository') });
+    await kubectl(env.kubeconfigPath, ['create', 'namespace', NAMESPACE]);
+    await kubectl(env.kubeconfigPath, [
+      '-n',
+      NAMESPACE,
+      'create',
+      'secret',
+      'generic',
+      'artifact-repository',
+      '--from-literal=username=argo',
+      '--from-literal=password=artifacts',
+    ]);
+    // As the READMEs say: the identity, then the step.
+    await applyManifests(
+      env.kubeconfigPath,
+      await kfxYaml(['uat', 'rbac', '--service-account', `${NAMESPACE}:kfx-uat`]),
+    );
+    await applyManifests(
+      env.kubeconfigPath,
+      await kfxYaml(['uat', 'manifests', '--format', 'argo', '--kfx-image', kfxImage]),
+    );
+  });
+
+  afterAll(async () => {
+    await argo?.stop();
+    await repository?.stop();
+    await env.stop();
+  });
+
+  it('passes: the Workflow Succeeded, with the JUnit, log and summary in the repository', async () => {
+    await submit('uat-pass', {});
+    const workflow = await finished('uat-pass');
+    expect(workflow.status?.phase, JSON.stringify(workflow.status)).toBe('Succeeded');
+    const step = stepOf(workflow);
+    expect(step?.outputs?.exitCode).toBe('0');
+    expect(step?.outputs?.artifacts?.map((a) => a.name).sort()).toEqual([
+      'junit',
+      'log',
+      'summary',
+    ]);
+    const files = uploadsOf('uat-pass');
+    expect(files.get('junit.xml')).toContain('<testsuite name="uats" tests="1" failures="0"');
+    expect(files.get('uat.log')).toContain('tests/test_mode.py::test_mode PASSED');
+    expect(JSON.parse(files.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'passed' });
+    await nothingOfKfxLeft();
+  });
+
+  it('fails: the Workflow Failed with the suite’s exit code 1, the failing JUnit kept', async () => {
+    await submit('uat-fail', { SUITE_MODE: 'fail' });
+    const workflow = await finished('uat-fail');
+    expect(workflow.status?.phase, JSON.stringify(workflow.status)).toBe('Failed');
+    const step = stepOf(workflow);
+    expect(step?.outputs?.exitCode).toBe('1');
+    expect(step?.message).toContain('exit code 1');
+    expect(uploadsOf('uat-fail').get('junit.xml')).toContain('<failure message="asked to fail"/>');
+    expect(JSON.parse(uploadsOf('uat-fail').get('summary.json') ?? '{}')).toMatchObject({
+      outcome: 'failed',
+    });
+    await nothingOfKfxLeft();
+  });
+
+  it('stopped mid-run (argo stop): kfx cleans up, and nothing is left behind', async () => {
+    await submit('uat-stop', { SUITE_SLEEP: '600' });
+    // The suite runs on the node in the test namespace.
+    await waitFor(
+      async () => {
+        const pods = await listJson<V1Pod>(env.kubeconfigPath, ['pods'], 'test-kubeflow').catch(
+          () => [],
+        );
+        const running = pods.some((p) => p.status?.containerStatuses?.[0]?.state?.running);
+        return running
+          ? { done: true, value: undefined }
+          : { done: false, saw: pods.map((p) => p.status?.phase).join(',') || 'no suite pod' };
+      },
+      { description: 'the suite to run', timeoutMs: 180_000, intervalMs: 1000 },
+    );
+    await kubectl(env.kubeconfigPath, [
+      '-n',
+      NAMESPACE,
+      'patch',
+      'workflow',
+      'uat-stop',
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"shutdown":"Stop"}}',
+    ]);
+    const workflow = await finished('uat-stop');
+    expect(workflow.status?.phase).toBe('Failed');
+    // kfx got SIGTERM, deleted what the run made and exited with 143.
+    const [pod] = await listJson<V1Pod>(
+      env.kubeconfigPath,
+      ['pods', '-l', 'workflows.argoproj.io/workflow=uat-stop'],
+      NAMESPACE,
+    );
+    const main = await waitFor(
+      async () => {
+        const now = await getJson<V1Pod>(
+          env.kubeconfigPath,
+          ['pod', pod?.metadata?.name ?? ''],
+          NAMESPACE,
+        );
+        const state = now.status?.containerStatuses?.find((c) => c.name === 'main')?.state;
+        return state?.terminated
+          ? { done: true, value: state.terminated }
+          : { done: false, saw: JSON.stringify(state ?? {}) };
+      },
+      { description: 'the kfx step to end', timeoutMs: 300_000, intervalMs: 1000 },
+    );
+    const log = await kubectl(env.kubeconfigPath, [
+      'logs',
+      '-n',
+      NAMESPACE,
+      pod?.metadata?.name ?? '',
+      '-c',
+      'main',
+    ]);
+    expect(main.exitCode, log).toBe(143);
+    await nothingOfKfxLeft(log);
+    // The Workflows deleted, their pods go with them: no Argo pod is left.
+    await kubectl(env.kubeconfigPath, ['-n', NAMESPACE, 'delete', 'workflows', '--all', '--wait']);
+    await waitFor(
+      async () => {
+        const pods = await listJson<V1Pod>(env.kubeconfigPath, ['pods'], NAMESPACE);
+        return pods.length === 0
+          ? { done: true, value: undefined }
+          : { done: false, saw: pods.map((p) => p.metadata?.name).join(', ') };
+      },
+      { description: 'no Argo pod left', timeoutMs: 120_000, intervalMs: 1000 },
+    );
+  });
+});
