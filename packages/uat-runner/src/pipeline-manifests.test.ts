@@ -35,8 +35,8 @@ interface Binding {
   subjects: { kind: string; name: string; namespace: string }[];
 }
 
-const byKind = <T>(objects: readonly object[], kind: string): T =>
-  objects.find((o) => (o as { kind: string }).kind === kind) as T;
+const byKind = (objects: readonly object[], kind: string): unknown =>
+  objects.find((o) => (o as { kind: string }).kind === kind);
 
 /** The value that follows `flag` in an argument list. */
 const after = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
@@ -45,7 +45,7 @@ const PARAMETERS = ['image', 'command', 'filter', 'profile', 'env-secret', 'time
 
 describe('the Argo WorkflowTemplate', () => {
   const objects = pipelineStepObjects('argo');
-  const template = byKind<WorkflowTemplate>(objects, 'WorkflowTemplate');
+  const template = byKind(objects, 'WorkflowTemplate') as WorkflowTemplate;
   const uat = template.spec.templates.find((t) => t.name === template.spec.entrypoint);
   if (!uat) throw new Error('no entrypoint template');
 
@@ -76,17 +76,16 @@ describe('the Argo WorkflowTemplate', () => {
   });
 
   it('runs as the ServiceAccount it makes, which may report its outputs to Argo', () => {
-    const account = byKind<{ metadata: { name: string; namespace: string } }>(
-      objects,
-      'ServiceAccount',
-    );
+    const account = byKind(objects, 'ServiceAccount') as {
+      metadata: { name: string; namespace: string };
+    };
     expect(account.metadata).toMatchObject({ name: 'kfx-uat', namespace: 'kfx-system' });
     expect(template.spec.serviceAccountName).toBe('kfx-uat');
-    const binding = byKind<Binding>(objects, 'RoleBinding');
+    const binding = byKind(objects, 'RoleBinding') as Binding;
     expect(binding.subjects).toEqual([
       { kind: 'ServiceAccount', name: 'kfx-uat', namespace: 'kfx-system' },
     ]);
-    const role = byKind<{ rules: { resources: string[]; verbs: string[] }[] }>(objects, 'Role');
+    const role = byKind(objects, 'Role') as { rules: { resources: string[]; verbs: string[] }[] };
     expect(role.rules).toEqual([
       expect.objectContaining({ resources: ['workflowtaskresults'], verbs: ['create', 'patch'] }),
     ]);
@@ -124,7 +123,7 @@ describe('the Argo WorkflowTemplate', () => {
       filter: 'kfp',
       timeout: '90m',
     });
-    const t = byKind<WorkflowTemplate>(custom, 'WorkflowTemplate');
+    const t = byKind(custom, 'WorkflowTemplate') as WorkflowTemplate;
     expect(t.metadata).toMatchObject({ name: 'uats', namespace: 'ci' });
     expect(t.spec.serviceAccountName).toBe('runner');
     expect(t.spec.templates[0]?.container.image).toBe('registry.corp/kfx/cli:0.4.0');

@@ -50,7 +50,7 @@ export const PIPELINE_DEFAULTS = {
 } as const;
 
 /** A parameter of the step, the same in both formats. */
-export interface StepParameter {
+interface StepParameter {
   name: string;
   description: string;
   /** Absent: required. */

@@ -33,8 +33,7 @@ export const BINARY_NAMES = [
  * in BINARY_NAMES, so nothing else (`kfx-testenv binaries`, the start benchmark) builds them.
  */
 export const ARGO_BINARY_NAMES = ['workflow-controller', 'argoexec'] as const;
-export type ArgoBinaryName = (typeof ARGO_BINARY_NAMES)[number];
-export type BinaryName = (typeof BINARY_NAMES)[number] | ArgoBinaryName;
+export type BinaryName = (typeof BINARY_NAMES)[number] | (typeof ARGO_BINARY_NAMES)[number];
 export type BinaryPaths = Record<BinaryName, string>;
 
 /** A wrapper Go module: the versions of the binaries built from it, and their cache folder. */
