@@ -38,7 +38,7 @@ describe('kfx completion bash', () => {
       'manifests',
       'serve',
     ]);
-    expect(complete('kfx uat ')).toEqual(['clean', 'rbac', 'run']);
+    expect(complete('kfx uat ')).toEqual(['clean', 'manifests', 'rbac', 'run']);
     expect(complete('kfx uat r')).toEqual(['rbac', 'run']);
   });
 
@@ -57,7 +57,7 @@ describe('kfx completion bash', () => {
 
   it("offers an option's choices, and skips option values when finding the command", () => {
     expect(complete('kfx uat run --output ')).toEqual(['json', 'text']);
-    expect(complete('kfx -n uat uat ')).toEqual(['clean', 'rbac', 'run']);
+    expect(complete('kfx -n uat uat ')).toEqual(['clean', 'manifests', 'rbac', 'run']);
     expect(complete('kfx --context run uat run --create-namespace a')).toEqual(['always', 'auto']);
   });
 
@@ -90,8 +90,13 @@ describe('kfx completion zsh', () => {
 
   const zshTitle = `finds the same commands and choices when zsh runs it${hasZsh ? '' : ' (skipped: zsh is not installed)'}`;
   it.skipIf(!hasZsh)(zshTitle, () => {
-    expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
-    expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual(['clean', 'rbac', 'run']);
+    expect(completeInZsh(['kfx', 'uat', ''])).toEqual(['clean', 'manifests', 'rbac', 'run']);
+    expect(completeInZsh(['kfx', '-n', 'uat', 'uat', ''])).toEqual([
+      'clean',
+      'manifests',
+      'rbac',
+      'run',
+    ]);
     expect(completeInZsh(['kfx', 'uat', 'run', '--output', ''])).toEqual(['json', 'text']);
   });
 });
