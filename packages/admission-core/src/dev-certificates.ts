@@ -1,6 +1,6 @@
 // Development and test TLS for a webhook: a fresh CA and a serving certificate written as files
-// named like a cert-manager Secret (tls.crt, tls.key, ca.crt), ready for the server's `tls`
-// option and for a webhook configuration's caBundle. Not for production: use cert-manager.
+// named like a cert-manager Secret (tls.crt, tls.key, ca.crt): the result is the server's `tls`
+// option as it is (certFile, keyFile), and its caCert a webhook configuration's caBundle. Not for production: use cert-manager.
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,13 +16,15 @@ export interface DevCertificateOptions {
   validityDays?: number;
 }
 
+/** Fits `createAdmissionServer`'s `tls` option as it is: `{ tls: await writeDevCertificates(dir) }`. */
 export interface DevCertificates {
   certFile: string;
   keyFile: string;
   caFile: string;
-  /** PEM strings, for a caBundle or a client's `ca`. */
-  cert: string;
-  key: string;
+  /** The serving certificate and key as PEM strings (named so the object stays a TlsFiles). */
+  certPem: string;
+  keyPem: string;
+  /** The CA certificate as PEM, for a caBundle or a client's `ca`. */
   caCert: string;
   /** Issues another serving certificate from the same CA (e.g. to test a rotation). */
   issue(options?: DevCertificateOptions): { cert: string; key: string };
@@ -51,5 +53,5 @@ export async function writeDevCertificates(
   await writeFile(files.certFile, serving.cert);
   await writeFile(files.keyFile, serving.key, { mode: 0o600 });
   await writeFile(files.caFile, ca.cert);
-  return { ...files, cert: serving.cert, key: serving.key, caCert: ca.cert, issue };
+  return { ...files, certPem: serving.cert, keyPem: serving.key, caCert: ca.cert, issue };
 }

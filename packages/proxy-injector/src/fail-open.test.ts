@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
   const server = createAdmissionServer({
     webhooks: [webhook],
-    tls: { cert: certs.cert, key: certs.key },
+    tls: { cert: certs.certPem, key: certs.keyPem },
     host: '127.0.0.1',
     port: 0,
     metricsPort: false,

@@ -507,7 +507,7 @@ describe('the proxy injector behind a real kube-apiserver', () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'proxy-ca', namespace: 'team-c' },
-      data: { 'ca-bundle.crt': `${proxyCa.cert}${proxyCa.caCert}` },
+      data: { 'ca-bundle.crt': `${proxyCa.certPem}${proxyCa.caCert}` },
     });
     const first = await waitFor(
       async () => {

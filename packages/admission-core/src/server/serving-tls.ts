@@ -26,11 +26,18 @@ export interface TlsFiles {
   certFile: string;
   keyFile: string;
   clientCaFile?: string | undefined;
+  /** Files or PEM strings, not both: the server refuses an object with both. */
+  cert?: never;
+  key?: never;
+  clientCa?: never;
 }
 
 /** The same as PEM strings. */
 export interface TlsPair extends RuntimePair {
   clientCa?: string | undefined;
+  certFile?: never;
+  keyFile?: never;
+  clientCaFile?: never;
 }
 
 /** TLS 1.2 is the floor; Node's defaults choose the ciphers. */
@@ -75,7 +82,7 @@ export async function loadServingTls(
   tls: TlsFiles | TlsPair,
   options: ServingTlsOptions,
 ): Promise<ServingTls> {
-  if (!('certFile' in tls)) {
+  if (tls.certFile === undefined) {
     report(checkTlsPair(tls, 'the tls option'), options, 'serving certificate loaded');
     if (tls.clientCa !== undefined) checkCaBundle(tls.clientCa, 'the tls.clientCa option');
     return { context: context(tls.cert, tls.key, tls.clientCa), watch: () => undefined };

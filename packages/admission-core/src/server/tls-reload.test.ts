@@ -43,7 +43,7 @@ let t: TestServer;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kfx-secret-'));
   certs = await writeDevCertificates(join(dir, 'ca'));
-  await secretVolume(dir, certs, 0);
+  await secretVolume(dir, { cert: certs.certPem, key: certs.keyPem }, 0);
   await symlink('..data/tls.crt', join(dir, 'tls.crt'));
   await symlink('..data/tls.key', join(dir, 'tls.key'));
   t = await startTestServer({
@@ -133,7 +133,7 @@ describe('TLS reload without a folder event', () => {
       await writeFile(join(elsewhere, `${name}.crt`), pair.cert);
       await writeFile(join(elsewhere, `${name}.key`), pair.key);
     };
-    await place(authority, 'current');
+    await place({ cert: authority.certPem, key: authority.keyPem }, 'current');
     await symlink(join(elsewhere, 'current.crt'), join(linked, 'tls.crt'));
     await symlink(join(elsewhere, 'current.key'), join(linked, 'tls.key'));
     const server = await startTestServer({
@@ -143,7 +143,7 @@ describe('TLS reload without a folder event', () => {
     try {
       const serving = async () =>
         (await postH1(server.port, '/healthz', '', { ca: authority.caCert, method: 'GET' })).serial;
-      expect(await serving()).toBe(serialOf(authority.cert));
+      expect(await serving()).toBe(serialOf(authority.certPem));
       const next = authority.issue();
       await place(next, 'next');
       // Renamed into place, as rotation tools do: a new file behind the unchanged symlinks.
