@@ -3,11 +3,12 @@
 // typecheck against kfx's types, every README example typechecks, and the code runs. Also what a
 // tarball holds, and the one-line refusal of a Node.js that is too old.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, createProject, exec, packAll } from './project.js';
-import { installLine, typescriptExamples } from './readme-examples.js';
+import { installLine, installWords, typescriptExamples } from './readme-examples.js';
 import {
   catalogRange,
   lowestVersion,
@@ -121,6 +122,40 @@ describe('the packed tarballs', () => {
     }
   });
 });
+
+describe.skipIf(offline)(
+  `each package README's install line, as written, in a fresh \`npm init -y\` project with dist-packs/${offline ? ` (skipped: ${offline})` : ''}`,
+  () => {
+    for (const pkg of packages) {
+      it(pkg.name, async () => {
+        const words = installWords(readFileSync(join(pkg.dir, 'README.md'), 'utf8'));
+        const project = mkdtempSync(join(tmpdir(), 'kfx-readme-install-'));
+        try {
+          expect((await exec('npm', ['init', '-y'], project)).code).toBe(0);
+          // What the README says to do: dist-packs/ of `npm run pack` next to package.json.
+          const [first] = tarballs.values();
+          cpSync(dirname(first ?? ''), join(project, 'dist-packs'), { recursive: true });
+          const installed = await exec(
+            'npm',
+            ['install', '--no-audit', '--no-fund', ...words],
+            project,
+          );
+          expect(installed.stderr, `npm install ${words.join(' ')}`).not.toMatch(/ERR!/);
+          expect(installed.code).toBe(0);
+          const imported = await exec(
+            process.execPath,
+            ['--input-type=module', '-e', `await import(${JSON.stringify(pkg.name)});`],
+            project,
+          );
+          expect(imported.stderr).toBe('');
+          expect(imported.code).toBe(0);
+        } finally {
+          rmSync(project, { recursive: true, force: true });
+        }
+      }, 600_000);
+    }
+  },
+);
 
 for (const manager of ['npm', 'pnpm'] as const) {
   describe.skipIf(offline)(

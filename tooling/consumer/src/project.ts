@@ -1,10 +1,11 @@
 // A throw-away project of "another team": the packed @kfx tarballs and the lowest allowed peer
 // versions installed with npm or pnpm, compiled with its own strict tsconfig, run with node.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { packageOfInstallWord } from './readme-examples.js';
 import { repoRoot, type PublishedPackage } from './workspace.js';
 
 const run = promisify(execFile);
@@ -40,19 +41,28 @@ export async function exec(
   }
 }
 
-/** `pnpm pack` of every package (it applies publishConfig and replaces workspace:/catalog:). */
+/**
+ * The tarballs of `npm run pack` (tooling/release/pack.mjs: `pnpm pack` of every publishable
+ * package, which applies publishConfig and replaces workspace:/catalog:), in a folder of its own.
+ */
 export async function packAll(packages: PublishedPackage[]): Promise<Map<string, string>> {
   const out = await mkdtemp(join(tmpdir(), 'kfx-packs-'));
-  const tarballs = new Map<string, string>();
-  for (const pkg of packages) {
-    const before = new Set(await readdir(out));
-    const packed = await exec(bin('pnpm'), ['pack', '--pack-destination', out], pkg.dir);
-    if (packed.code !== 0) throw new Error(`pnpm pack ${pkg.name}: ${packed.stderr}`);
-    const file = (await readdir(out)).find((name) => !before.has(name));
-    if (!file) throw new Error(`pnpm pack ${pkg.name} wrote no tarball`);
-    tarballs.set(pkg.name, join(out, file));
+  try {
+    const script = join(repoRoot, 'tooling', 'release', 'pack.mjs');
+    const packed = await exec(process.execPath, [script, '--out', out], repoRoot);
+    if (packed.code !== 0) throw new Error(`pack.mjs: ${packed.stderr}`);
+    const printed = packed.stdout.split('\n').filter((line) => line !== '');
+    const tarballs = new Map<string, string>();
+    for (const pkg of packages) {
+      const file = printed.find((path) => packageOfInstallWord(path) === pkg.name);
+      if (!file) throw new Error(`pack.mjs printed no tarball of ${pkg.name}:\n${packed.stdout}`);
+      tarballs.set(pkg.name, file);
+    }
+    return tarballs;
+  } catch (error) {
+    await rm(out, { recursive: true, force: true });
+    throw error;
   }
-  return tarballs;
 }
 
 /** Writes the project: every tarball and the given peers as dependencies, TypeScript to check. */

@@ -38,9 +38,72 @@ export function importedPackages(code: string): string[] {
   return [...names].sort();
 }
 
-/** The packages of the README's first `npm install …` line. */
-export function installLine(markdown: string): string[] {
+/** `./dist-packs/kfx-proxy-injector-0.0.0.tgz` → `@kfx/proxy-injector`; other words as they are. */
+export function packageOfInstallWord(word: string): string {
+  const tarball = /(?:^|\/)kfx-([^/]+)-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?\.tgz$/.exec(word);
+  return tarball?.[1] ? `@kfx/${tarball[1]}` : word;
+}
+
+/** The words of the README's first `npm install …` line (tarball paths and package names). */
+export function installWords(markdown: string): string[] {
   const match = /^npm install ([^\n]+)$/m.exec(markdown);
   if (!match?.[1]) return [];
   return match[1].split(/\s+/).filter((word) => word !== '' && !word.startsWith('-'));
+}
+
+/** The packages of the README's first `npm install …` line, a tarball counted as its package. */
+export function installLine(markdown: string): string[] {
+  return installWords(markdown).map(packageOfInstallWord);
+}
+
+export interface RegistryInstall {
+  /** 1-based line where the command is (the paragraph's first line outside code blocks). */
+  line: number;
+  /** The `@kfx/…` packages it fetches from the registry. */
+  packages: string[];
+}
+
+const REGISTRY_INSTALL =
+  /\b(?:npm\s+(?:i|install|add)|npx|pnpm\s+(?:add|dlx)|yarn\s+(?:global\s+)?add)\s+((?:-\S+\s+)*@kfx\/[\w.-]+(?:@\S+)?(?:\s+[^\s`|&;#]+)*)/g;
+const AFTER_RELEASE = /after the first (?:release|publish)/i;
+
+/**
+ * The commands of a Markdown text that fetch `@kfx/…` packages from a registry
+ * (`npm i -g @kfx/cli`, `npx @kfx/cli`, `pnpm add @kfx/…`), except where the same line (a
+ * paragraph, outside code blocks) says it is for after the first release.
+ */
+export function registryInstalls(markdown: string): RegistryInstall[] {
+  const units: { line: number; text: string }[] = [];
+  let fenced = false;
+  let paragraph: { line: number; text: string } | undefined;
+  const flush = () => {
+    if (paragraph) units.push(paragraph);
+    paragraph = undefined;
+  };
+  for (const [index, text] of markdown.split('\n').entries()) {
+    if (/^\s*```/.test(text)) {
+      flush();
+      fenced = !fenced;
+    } else if (fenced) {
+      units.push({ line: index + 1, text });
+    } else if (text.trim() === '') {
+      flush();
+    } else if (paragraph) {
+      paragraph.text += ` ${text}`;
+    } else {
+      paragraph = { line: index + 1, text };
+    }
+  }
+  flush();
+  return units
+    .filter(({ text }) => !AFTER_RELEASE.test(text))
+    .flatMap(({ line, text }) =>
+      [...text.matchAll(REGISTRY_INSTALL)].map((match) => ({
+        line,
+        packages: (match[1] ?? '')
+          .split(/\s+/)
+          .filter((word) => word.startsWith('@kfx/'))
+          .map((word) => word.replace(/^(@kfx\/[\w.-]+)@.*$/, '$1')),
+      })),
+    );
 }

@@ -1,5 +1,6 @@
 // What the consumer tests install: the published @kfx packages of this repository and the peer
 // ranges they declare (pnpm-workspace.yaml's `peers` catalog), with the lowest version of each.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +78,75 @@ export function lowestVersion(range: string): string {
   const [lowest] = versions;
   if (!lowest) throw new Error(`peer range "${range}" is empty`);
   return lowest.join('.');
+}
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const manifestOf = (dir: string): Manifest =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+
+/** Every publishable package of packages/ and apps/ (the CLI), by name, with its manifest. */
+function publishableManifests(): Map<string, Manifest> {
+  const found = new Map<string, Manifest>();
+  for (const group of ['packages', 'apps']) {
+    for (const entry of readdirSync(join(repoRoot, group)).sort()) {
+      const dir = join(repoRoot, group, entry);
+      if (!existsSync(join(dir, 'package.json'))) continue;
+      const manifest = manifestOf(dir);
+      if (manifest.private !== true) found.set(manifest.name, manifest);
+    }
+  }
+  return found;
+}
+
+/**
+ * The publishable packages no registry holds yet: version 0.0.0 (changesets' first release
+ * moves it). An install line for one of them can only name its tarball.
+ */
+export function unpublishedPackages(): Set<string> {
+  return new Set(
+    [...publishableManifests()]
+      .filter(([, manifest]) => manifest.version === '0.0.0')
+      .map(([name]) => name),
+  );
+}
+
+/** Every @kfx package a package needs installed with it: its @kfx dependencies and theirs. */
+export function kfxDependencies(name: string): string[] {
+  const manifests = publishableManifests();
+  const needed = new Set<string>();
+  const visit = (current: string) => {
+    const manifest = manifests.get(current);
+    if (!manifest) throw new Error(`${current} is not a publishable package of this repository`);
+    const direct = [
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ].filter((dependency) => dependency.startsWith('@kfx/'));
+    for (const dependency of direct) {
+      if (needed.has(dependency)) continue;
+      needed.add(dependency);
+      visit(dependency);
+    }
+  };
+  visit(name);
+  return [...needed].sort();
+}
+
+/** Every Markdown file of the repository (as git sees it) but changelogs and changesets. */
+export function markdownFiles(): string[] {
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '--', '*.md'],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  return listed
+    .split('\n')
+    .filter((file) => file !== '' && basename(file) !== 'CHANGELOG.md')
+    .filter((file) => !file.startsWith('.changeset/') && existsSync(join(repoRoot, file)))
+    .sort();
 }
