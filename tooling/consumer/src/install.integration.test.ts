@@ -127,32 +127,36 @@ describe.skipIf(offline)(
   `each package README's install line, as written, in a fresh \`npm init -y\` project with dist-packs/${offline ? ` (skipped: ${offline})` : ''}`,
   () => {
     for (const pkg of packages) {
-      it(pkg.name, async () => {
-        const words = installWords(readFileSync(join(pkg.dir, 'README.md'), 'utf8'));
-        const project = mkdtempSync(join(tmpdir(), 'kfx-readme-install-'));
-        try {
-          expect((await exec('npm', ['init', '-y'], project)).code).toBe(0);
-          // What the README says to do: dist-packs/ of `npm run pack` next to package.json.
-          const [first] = tarballs.values();
-          cpSync(dirname(first ?? ''), join(project, 'dist-packs'), { recursive: true });
-          const installed = await exec(
-            'npm',
-            ['install', '--no-audit', '--no-fund', ...words],
-            project,
-          );
-          expect(installed.stderr, `npm install ${words.join(' ')}`).not.toMatch(/ERR!/);
-          expect(installed.code).toBe(0);
-          const imported = await exec(
-            process.execPath,
-            ['--input-type=module', '-e', `await import(${JSON.stringify(pkg.name)});`],
-            project,
-          );
-          expect(imported.stderr).toBe('');
-          expect(imported.code).toBe(0);
-        } finally {
-          rmSync(project, { recursive: true, force: true });
-        }
-      }, 600_000);
+      it(
+        pkg.name,
+        async () => {
+          const words = installWords(readFileSync(join(pkg.dir, 'README.md'), 'utf8'));
+          const project = mkdtempSync(join(tmpdir(), 'kfx-readme-install-'));
+          try {
+            expect((await exec('npm', ['init', '-y'], project)).code).toBe(0);
+            // What the README says to do: dist-packs/ of `npm run pack` next to package.json.
+            const [first] = tarballs.values();
+            cpSync(dirname(first ?? ''), join(project, 'dist-packs'), { recursive: true });
+            const installed = await exec(
+              'npm',
+              ['install', '--no-audit', '--no-fund', ...words],
+              project,
+            );
+            expect(installed.stderr, `npm install ${words.join(' ')}`).not.toMatch(/ERR!/);
+            expect(installed.code).toBe(0);
+            const imported = await exec(
+              process.execPath,
+              ['--input-type=module', '-e', `await import(${JSON.stringify(pkg.name)});`],
+              project,
+            );
+            expect(imported.stderr).toBe('');
+            expect(imported.code).toBe(0);
+          } finally {
+            rmSync(project, { recursive: true, force: true });
+          }
+        },
+        600_000,
+      );
     }
   },
 );
