@@ -90,7 +90,8 @@ describe('kfx preview --discover', () => {
     const config = join(dir, 'config.yaml');
     writeFileSync(
       config,
-      'proxyInjector:\n  httpProxy: http://proxy.corp:3128\n  serviceCidrs: [10.0.0.0/24]\n',
+      // A whole kfx-webhook configuration, as the chart writes it: preview checks it as kfx-webhook does.
+      'tls: {certFile: /tls/tls.crt, keyFile: /tls/tls.key}\nproxyInjector:\n  httpProxy: http://proxy.corp:3128\n  serviceCidrs: [10.0.0.0/24]\n',
     );
     const { stdout, stderr } = await preview('--config', config);
     expect(stdout).toContain('#   NO_PROXY entries, config (serviceCidrs): 10.0.0.0/24');
