@@ -17,6 +17,7 @@ import {
   startEgress,
   waitFor,
   type ControlPlane,
+  type ControlPlaneNode,
   type Egress,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +69,10 @@ interface Exit {
  * A registry that has no image: `/v2/` answers as the Distribution API does, every manifest is
  * `MANIFEST_UNKNOWN` (404). On loopback, which containerd reaches without its dead proxy.
  */
-async function emptyRegistry(): Promise<{ host: string; close: () => Promise<void> }> {
+/** A registry on the host's address on the node's network that has no image at all. */
+async function emptyRegistry(
+  node: ControlPlaneNode,
+): Promise<{ host: string; close: () => Promise<void> }> {
   const server: Server = createServer((request, response) => {
     response.setHeader('content-type', 'application/json');
     response.setHeader('docker-distribution-api-version', 'registry/2.0');
@@ -81,10 +85,11 @@ async function emptyRegistry(): Promise<{ host: string; close: () => Promise<voi
       JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, node.hostIp, resolve));
   const { port } = server.address() as AddressInfo;
+  node.trustRegistry(`${node.hostIp}:${port}`);
   return {
-    host: `127.0.0.1:${port}`,
+    host: `${node.hostIp}:${port}`,
     close: () =>
       new Promise((resolve) => {
         server.close(() => {
@@ -230,7 +235,8 @@ describe.skipIf(!realNodeAvailable)(
     });
 
     it('an image the registry does not have: exit 2 with one line naming it, long before --start-timeout', async () => {
-      const registry = await emptyRegistry();
+      if (!env.node) throw new Error('no node');
+      const registry = await emptyRegistry(env.node);
       try {
         const missing = `${registry.host}/kfx-test/missing:1`;
         const { code, stdout } = await uatRun('missing', {}, undefined, missing);

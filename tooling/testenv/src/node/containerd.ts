@@ -1,6 +1,7 @@
 // containerd for the node: every path (socket, root, state, CNI) in the node's own folder, the
 // settings this kind of machine needs (no negative oom_score_adj, no AppArmor, cgroupfs), and no
-// registry: images are imported, and any pull fails at once on a dead proxy.
+// registry: images are imported, and any pull fails at once on a dead proxy, except from a test
+// registry on the host's address (plain HTTP: see registryHostsConfig).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,10 +13,17 @@ export interface ContainerdPaths {
   dir: string;
   socket: string;
   cniConfDir: string;
+  /** containerd's registry hosts folder (`<host:port>/hosts.toml`), read on every pull. */
+  registryHostsDir: string;
 }
 
 export function containerdPaths(dir: string): ContainerdPaths {
-  return { dir, socket: join(dir, 'containerd.sock'), cniConfDir: join(dir, 'cni', 'net.d') };
+  return {
+    dir,
+    socket: join(dir, 'containerd.sock'),
+    cniConfDir: join(dir, 'cni', 'net.d'),
+    registryHostsDir: join(dir, 'certs.d'),
+  };
 }
 
 export function containerdConfig(paths: ContainerdPaths): string {
@@ -48,16 +56,32 @@ state = "${join(paths.dir, 'state')}"
   [${cri}.cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${paths.cniConfDir}"
+  [${cri}.registry]
+    config_path = "${paths.registryHostsDir}"
 `;
 }
 
-/** containerd's environment: a proxy nobody listens on, so that a pull fails at once. */
-export const NO_PULL_ENV = {
-  HTTP_PROXY: 'http://127.0.0.1:9',
-  HTTPS_PROXY: 'http://127.0.0.1:9',
-  NO_PROXY: '',
-  no_proxy: '',
-};
+/** A registry at `hostPort` spoken to over plain HTTP, as a hosts.toml says it. */
+export function registryHostsConfig(hostPort: string): string {
+  return `server = "http://${hostPort}"
+
+[host."http://${hostPort}"]
+  capabilities = ["pull", "resolve"]
+`;
+}
+
+/**
+ * containerd's environment: a proxy nobody listens on, so that a pull fails at once; only the
+ * host's address on the node's network (`hostIp`, where a test registry may listen) is direct.
+ */
+export function noPullEnv(hostIp: string): NodeJS.ProcessEnv {
+  return {
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: hostIp,
+    no_proxy: hostIp,
+  };
+}
 
 /** `ctr` against this containerd, in the namespace the CRI uses. */
 export async function ctr(paths: ContainerdPaths, args: readonly string[]): Promise<string> {

@@ -18,7 +18,13 @@ import type { ManagedProcess } from '../processes.js';
 import { waitFor } from '../wait.js';
 import { createCgroup, joinDaemonsScript } from './cgroups.js';
 import { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './cluster-dns.js';
-import { containerdConfig, ctr, importArchive, NO_PULL_ENV } from './containerd.js';
+import {
+  containerdConfig,
+  ctr,
+  importArchive,
+  noPullEnv,
+  registryHostsConfig,
+} from './containerd.js';
 import { pauseImageArchive, writeShellImage, type ShellImageOptions } from './images.js';
 import { kubeletConfig } from './kubelet.js';
 import { KUBE_PROXY_USER, kubeProxyBinding, kubeProxyConfig } from './kube-proxy.js';
@@ -61,6 +67,11 @@ export interface RealNode extends NodeImages {
    * cluster; a pod that connects before gets `network is unreachable`).
    */
   serviceRouted(namespace: string, name: string): Promise<void>;
+  /**
+   * Lets the node pull from a registry on this machine over plain HTTP: `hostPort` is
+   * `<hostIp>:<port>` where it listens (images named `<hostIp>:<port>/…`). No other pull works.
+   */
+  trustRegistry(hostPort: string): void;
   /** Every process of the node (its daemons, shims and containers), from its cgroups. */
   pids(): number[];
   stop(): Promise<void>;
@@ -153,7 +164,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       'containerd',
       'sh',
       ['-c', namespace.inside(`containerd --config ${join(dir, 'containerd.toml')}`)],
-      { ...process.env, ...NO_PULL_ENV },
+      { ...process.env, ...noPullEnv(network.hostIp) },
     );
     processes.push(containerd);
     await waitFor(
@@ -308,6 +319,11 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
           },
           { description: `kube-proxy to route Service ${serviceNamespace}/${name}`, timeoutMs },
         );
+      },
+      trustRegistry(hostPort) {
+        const hostDir = join(paths.registryHostsDir, hostPort);
+        mkdirSync(hostDir, { recursive: true });
+        writeFileSync(join(hostDir, 'hosts.toml'), registryHostsConfig(hostPort));
       },
       pids: () => cgroupPids(cgroup),
       stop: () => stop(processes),
