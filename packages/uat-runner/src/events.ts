@@ -5,6 +5,7 @@ export type StepName =
   | 'profile'
   | 'namespace'
   | 'env'
+  | 'files'
   | 'job'
   | 'start'
   | 'suite'

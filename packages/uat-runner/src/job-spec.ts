@@ -3,11 +3,14 @@
 // a deadline and a time to live after it ends, so that the cluster stops and removes it even if
 // the runner dies), the env Secret consumed with `envFrom` and each of its keys also in `env`
 // (so that nothing injected at admission overrides them; optional, so a missing Secret is no
-// error), and `--filter` passed on as `-k`. Every mistake is reported before anything is
-// created, naming the file and the field.
+// error), and `--filter` passed on as `-k`; then what a suite in a Kubeflow namespace expects of
+// its Pod (kubeflow-pod.ts) and, when they come from git or a folder, the suite's files
+// (suite-files.ts). Every mistake is reported before anything is created, naming the file and
+// the field.
 import type { V1Container, V1Job } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { wrapWithJunitFile } from './junit-wrapper.js';
+import { addKubeflowPod, type KubeflowPodInput } from './kubeflow-pod.js';
 import {
   DEFAULT_CONTAINER,
   DEFAULT_SERVICE_ACCOUNT,
@@ -16,6 +19,7 @@ import {
   runLabels,
 } from './names.js';
 import { UatInputError } from './outcome.js';
+import { addSuiteFiles, SUITE_FILES, type SuiteFilesInput } from './suite-files.js';
 
 export interface JobInput {
   runId: string;
@@ -49,6 +53,10 @@ export interface JobInput {
   ttlSecondsAfterFinished?: number | undefined;
   /** When the run has ended for certain (`uat.kfx.dev/expires`). */
   expires?: string | undefined;
+  /** Namespace variables, Pipelines token, Istio sidecar (see kubeflow-pod.ts). */
+  kubeflow?: Omit<KubeflowPodInput, 'namespace' | 'envKeys'> | undefined;
+  /** The suite's files from git or a packed folder (see suite-files.ts). */
+  files?: Omit<SuiteFilesInput, 'source'> | undefined;
 }
 
 export interface BuiltJob {
@@ -118,9 +126,14 @@ export function buildJob(input: JobInput): BuiltJob {
     );
   }
   configureMain(main, `${CONTAINERS}[${index}]`, source, input);
+  if (input.files) addSuiteFiles(podSpec, main, { ...input.files, source });
   const secret = input.envSecret;
+  // kfx's own init container reads the Secret too: a clone goes through the run's proxy.
+  const ownInit = input.files
+    ? (podSpec.initContainers ?? []).filter((c) => c.name === SUITE_FILES.container)
+    : [];
   if (secret !== undefined) {
-    for (const container of containers) {
+    for (const container of [...containers, ...ownInit]) {
       container.envFrom = [
         ...(container.envFrom ?? []),
         { secretRef: { name: secret, optional: true } },
@@ -135,6 +148,13 @@ export function buildJob(input: JobInput): BuiltJob {
         }));
       if (fromSecret.length > 0) container.env = [...(container.env ?? []), ...fromSecret];
     }
+  }
+  if (input.kubeflow) {
+    addKubeflowPod(podMetadata, podSpec, {
+      ...input.kubeflow,
+      namespace: input.namespace,
+      envKeys: secret === undefined ? [] : (input.envKeys ?? []),
+    });
   }
   return { job, name, container: main.name };
 }

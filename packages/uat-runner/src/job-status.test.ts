@@ -1,6 +1,6 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { assessRun } from './job-status.js';
+import { assessRun, finishLingering } from './job-status.js';
 
 const job = (condition?: { type: string; reason?: string; message?: string }): V1Job => ({
   metadata: { name: 'kfx-uat-abcde' },
@@ -182,5 +182,101 @@ describe('assessRun', () => {
       const state = assessRun(job(), [pod('p', '1', waiting('ErrImagePull', message))], 'suite');
       expect(state, message).not.toHaveProperty('fatal');
     }
+  });
+
+  it('tells a suite that ended in a pod that keeps running (a classic sidecar)', () => {
+    const status = (exitCode: number, reason = 'Completed'): V1Pod['status'] => ({
+      phase: 'Running',
+      containerStatuses: [
+        {
+          name: 'istio-proxy',
+          image: 'x',
+          imageID: '',
+          ready: true,
+          restartCount: 0,
+          state: { running: {} },
+        },
+        {
+          name: 'suite',
+          image: 'x',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode, reason } },
+        },
+      ],
+    });
+    const state = assessRun(job(), [pod('p', '1', status(3, 'Error'))], 'suite');
+    expect(state).toEqual({
+      phase: 'lingering',
+      pod: 'p',
+      exitCode: 3,
+      terminatedReason: 'Error',
+      running: ['istio-proxy'],
+    });
+    if (state.phase !== 'lingering') throw new Error('not lingering');
+    expect(finishLingering(state, 'suite', 10_000)).toEqual({
+      phase: 'finished',
+      outcome: 'failed',
+      reason:
+        'the suite failed: container suite exited with code 3; pod p kept running 10 s after container suite ended (still running: istio-proxy; a sidecar that is not native?), so the run ends on its exit code',
+      pod: 'p',
+      exitCode: 3,
+    });
+    const passed = assessRun(job(), [pod('p', '1', status(0))], 'suite');
+    if (passed.phase !== 'lingering') throw new Error('not lingering');
+    expect(finishLingering(passed, 'suite', 10_000)).toMatchObject({
+      outcome: 'passed',
+      exitCode: 0,
+    });
+    // The Job's own verdict wins once it has one.
+    expect(assessRun(job({ type: 'Complete' }), [pod('p', '1', status(0))], 'suite')).toMatchObject(
+      { phase: 'finished', outcome: 'passed' },
+    );
+  });
+
+  it('says why the suite did not start when an init container failed', () => {
+    const failedInit: V1Pod['status'] = {
+      phase: 'Failed',
+      initContainerStatuses: [
+        {
+          name: 'kfx-suite-files',
+          image: 'x',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: {
+            terminated: {
+              exitCode: 128,
+              message: "fatal: couldn't find remote ref nope\n",
+            },
+          },
+        },
+      ],
+      containerStatuses: [
+        {
+          name: 'suite',
+          image: 'x',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: {} },
+        },
+      ],
+    };
+    const saw =
+      "init container kfx-suite-files exited with code 128: fatal: couldn't find remote ref nope";
+    expect(assessRun(job(), [pod('p', '1', failedInit)], 'suite')).toEqual({
+      phase: 'waiting',
+      saw: `pod p: ${saw}`,
+      fatal: true,
+    });
+    expect(
+      assessRun(
+        job({ type: 'Failed', reason: 'BackoffLimitExceeded' }),
+        [pod('p', '1', failedInit)],
+        'suite',
+      ),
+    ).toMatchObject({ outcome: 'error', reason: `the suite did not start: ${saw}` });
   });
 });

@@ -1,6 +1,9 @@
 // What the Job and its pods say about the run, decided from their status alone (no API calls),
 // so that every case — passed, failed with an exit code, stuck pulling an image — is one pure
 // function with unit tests. The Job's conditions are the authority on the end; the pod explains.
+// One exception: a pod whose suite container has ended while another container keeps running (a
+// classic Istio sidecar, which never ends) is `lingering`, and the watcher ends the run on the
+// container's exit code if it stays so (see `finishLingering`).
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import { permanentImageProblem } from './image-pull.js';
 
@@ -8,6 +11,14 @@ export type RunState =
   /** `fatal`: no retry can fix it; the run ends with this one line. */
   | { phase: 'waiting'; saw: string; fatal?: string | undefined }
   | { phase: 'running'; pod: string }
+  | {
+      phase: 'lingering';
+      pod: string;
+      exitCode: number;
+      terminatedReason?: string | undefined;
+      /** The containers still running. */
+      running: string[];
+    }
   | {
       phase: 'finished';
       outcome: 'passed' | 'failed' | 'error';
@@ -77,18 +88,38 @@ export function assessRun(
         exitCode,
       };
     }
+    const init = failedInit(pod);
     return {
       phase: 'finished',
       outcome: 'error',
-      reason: `the Job failed without a suite result: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''}`,
+      reason: init
+        ? `the suite did not start: ${init}`
+        : `the Job failed without a suite result: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''}`,
       pod: podName,
     };
   }
   if (!pod || !podName) return { phase: 'waiting', saw: 'no pod yet' };
   const status = statusOf(pod, container);
-  if (status?.state?.running || status?.state?.terminated || status?.started) {
+  const ended = status?.state?.terminated;
+  if (ended && pod.status?.phase === 'Running') {
+    const running = (pod.status.containerStatuses ?? [])
+      .filter((s) => s.name !== container && s.state?.running)
+      .map((s) => s.name);
+    if (running.length > 0) {
+      return {
+        phase: 'lingering',
+        pod: podName,
+        exitCode: ended.exitCode,
+        terminatedReason: ended.reason,
+        running,
+      };
+    }
+  }
+  if (status?.state?.running || ended || status?.started) {
     return { phase: 'running', pod: podName };
   }
+  const init = failedInit(pod);
+  if (init) return { phase: 'waiting', saw: `pod ${podName}: ${init}`, fatal: true };
   const waiting = status?.state?.waiting;
   const phase = pod.status?.phase ?? 'Pending';
   if (waiting?.reason) {
@@ -112,4 +143,46 @@ export function assessRun(
     };
   }
   return { phase: 'waiting', saw: `pod ${podName} ${phase}` };
+}
+
+/** An init container that ended with an error, with what it said (its termination message). */
+function failedInit(pod: V1Pod | undefined): string | undefined {
+  const status = pod?.status?.initContainerStatuses?.find(
+    (s) => (s.state?.terminated?.exitCode ?? 0) !== 0,
+  );
+  const terminated = status?.state?.terminated;
+  if (!status || !terminated) return undefined;
+  const said = terminated.message?.trim().split('\n').filter(Boolean).at(-1);
+  return `init container ${status.name} exited with code ${terminated.exitCode}${said ? `: ${said}` : ''}`;
+}
+
+/** The end of a run whose pod kept running after the suite's container ended. */
+export function finishLingering(
+  state: Extract<RunState, { phase: 'lingering' }>,
+  container: string,
+  waitedMs: number,
+): Extract<RunState, { phase: 'finished' }> {
+  const seconds = Math.round(waitedMs / 1000);
+  const why =
+    `pod ${state.pod} kept running ${seconds} s after container ${container} ended ` +
+    `(still running: ${state.running.join(', ')}; a sidecar that is not native?), so the run ends on its exit code`;
+  if (state.terminatedReason === 'OOMKilled') {
+    return {
+      phase: 'finished',
+      outcome: 'error',
+      reason: `container ${container} was killed for using too much memory (OOMKilled, exit code ${state.exitCode}); ${why}`,
+      pod: state.pod,
+      exitCode: state.exitCode,
+    };
+  }
+  return {
+    phase: 'finished',
+    outcome: state.exitCode === 0 ? 'passed' : 'failed',
+    reason:
+      state.exitCode === 0
+        ? `the suite passed; ${why}`
+        : `the suite failed: container ${container} exited with code ${state.exitCode}; ${why}`,
+    pod: state.pod,
+    exitCode: state.exitCode,
+  };
 }

@@ -6,7 +6,7 @@
 // per distinct text: the kubelet alternates ErrImagePull and ImagePullBackOff while it retries.
 import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
 import { createInformer, resources, type KubeClient } from '@kfx/kube-runtime';
-import { assessRun, type RunState } from './job-status.js';
+import { assessRun, finishLingering, type RunState } from './job-status.js';
 import { LABELS } from './names.js';
 import { UatError } from './outcome.js';
 import { formatDuration } from './duration.js';
@@ -21,6 +21,8 @@ export interface WatchRunOptions {
   container: string;
   timeoutMs: number;
   startTimeoutMs: number;
+  /** How long a pod may run on after the suite's container ended. */
+  lingerMs: number;
   signal?: AbortSignal | undefined;
   /** The main container started (or already ended): its log can be read. Called once. */
   onStarted?: ((pod: string) => void) | undefined;
@@ -43,6 +45,7 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
   let lastSaw = 'nothing yet';
   const reported = new Set<string>();
   let podStarted: string | undefined;
+  let lingering: NodeJS.Timeout | undefined;
   const timers: NodeJS.Timeout[] = [];
   let onAbort: (() => void) | undefined;
   try {
@@ -64,7 +67,20 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
           return;
         }
         const state = assessRun(job, pods.store.list(), options.container);
-        if (state.phase === 'finished') {
+        if (state.phase !== 'lingering' && lingering) {
+          clearTimeout(lingering);
+          lingering = undefined;
+        }
+        if (state.phase === 'lingering') {
+          started(state.pod);
+          lingering ??= setTimeout(() => {
+            lingering = undefined;
+            const now = assessRun(jobs.store.list()[0], pods.store.list(), options.container);
+            if (now.phase === 'lingering') {
+              resolve(finishLingering(now, options.container, options.lingerMs));
+            }
+          }, options.lingerMs);
+        } else if (state.phase === 'finished') {
           if (state.pod) started(state.pod);
           resolve(state);
         } else if (state.phase === 'running') {
@@ -107,6 +123,7 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
     });
   } finally {
     for (const timer of timers) clearTimeout(timer);
+    if (lingering) clearTimeout(lingering);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     await Promise.all([jobs.stop(), pods.stop()]);
   }

@@ -4,6 +4,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import type { Reporter, StepName, StepStatus } from './events.js';
 import type { JunitCounts } from './junit.js';
+import type { IstioSidecarMode } from './kubeflow-pod.js';
 import {
   DEFAULT_OWNER,
   DEFAULT_PROFILE,
@@ -32,6 +33,17 @@ export const RUN_DEFAULTS = {
   jobTtlSeconds: 600,
   /** For each batch of artifact uploads (started.json; log, JUnit and finished.json; summary). */
   uploadTimeoutMs: 120_000,
+  kubeflowNamespace: 'kubeflow',
+  istioSidecar: 'native' as IstioSidecarMode,
+  /** Clones the suite's git repository or unpacks its folder: needs sh, git and tar. */
+  sourceImage: 'alpine/git:2.45.2',
+  /** Where the suite's files from git or a folder go; the suite's working folder. */
+  workdir: '/uat',
+  /**
+   * How long a pod may keep running after the suite's container ended (a classic sidecar that
+   * never ends) before the run ends on the container's exit code.
+   */
+  lingerMs: 10_000,
 } as const;
 
 export interface UatRunOptions {
@@ -69,6 +81,20 @@ export interface UatRunOptions {
   /** Passed to the suite as `-k EXPR`. */
   filter?: string | undefined;
   podAnnotations?: Record<string, string> | undefined;
+  /** `KUBEFLOW_NAMESPACE` in the suite's containers. Default `kubeflow`. */
+  kubeflowNamespace?: string | undefined;
+  /** Mount a Kubeflow Pipelines token (`KF_PIPELINES_SA_TOKEN_PATH`). Default true. */
+  pipelinesToken?: boolean | undefined;
+  /** `native` (default): Istio's sidecar as a native one; `off`: none; `inject`: as the namespace says. */
+  istioSidecar?: IstioSidecarMode | undefined;
+  /** The suite's files from this git repository (cloned into `workdir`). */
+  git?: { url: string; ref?: string | undefined } | undefined;
+  /** The suite's files from this local folder (packed into a Secret, unpacked into `workdir`). */
+  localDir?: string | undefined;
+  /** Where the files of `git` or `localDir` go. Default `/uat`. */
+  workdir?: string | undefined;
+  /** The image that clones or unpacks them. Default `alpine/git:2.45.2`. */
+  sourceImage?: string | undefined;
   /** A JUnit file the suite writes in its container; printed between markers when it ends. */
   junitFile?: string | undefined;
   /** For the Job to finish, once created. Default 1 h. */

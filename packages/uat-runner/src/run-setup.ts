@@ -8,19 +8,36 @@ import type { CreatedObjects } from './created-objects.js';
 import { buildJob, type BuiltJob } from './job-spec.js';
 import type { Finished } from './job-watch.js';
 import { cleanLeftovers } from './leftovers.js';
-import { envSecretName, isDnsLabel, isRunId, runAnnotations, runLabels } from './names.js';
+import { ISTIO_SIDECAR_MODES } from './kubeflow-pod.js';
+import {
+  envSecretName,
+  filesSecretName,
+  isDnsLabel,
+  isRunId,
+  runAnnotations,
+  runLabels,
+} from './names.js';
 import { prepareNamespace } from './namespace.js';
 import { UatInputError } from './outcome.js';
+import { formatBytes, packFolder, type PackedFolder } from './pack-folder.js';
 import { ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
+import { SUITE_FILES, type SuiteFiles } from './suite-files.js';
 
 export interface RunContext extends SuiteState {
   created: CreatedObjects;
   /** `uat.kfx.dev/expires` of what the run makes; none when it keeps them (`keep`). */
   expires: string | undefined;
   built?: BuiltJob;
+  /** The local folder of `localDir`, packed. */
+  packed?: PackedFolder | undefined;
   profile?: { name: string; created: boolean };
+}
+
+export interface CheckedInput {
+  built: BuiltJob;
+  packed?: PackedFolder | undefined;
 }
 
 export function checkInput(
@@ -28,7 +45,7 @@ export function checkInput(
   runId: string,
   namespace: string,
   expires: string | undefined,
-): BuiltJob {
+): CheckedInput {
   if (!isRunId(runId)) {
     throw new UatInputError(
       `--run-id: "${runId}" is not a valid run id (lower-case letters, digits and "-", at most 20)`,
@@ -40,7 +57,18 @@ export function checkInput(
       `${flag}: "${namespace}" is not a valid name (lower-case letters, digits and "-", at most 63)`,
     );
   }
-  return buildJob({
+  const istioSidecar = options.istioSidecar ?? RUN_DEFAULTS.istioSidecar;
+  if (!ISTIO_SIDECAR_MODES.includes(istioSidecar)) {
+    throw new UatInputError(
+      `--istio-sidecar: "${istioSidecar}" is not one of ${ISTIO_SIDECAR_MODES.join(', ')}`,
+    );
+  }
+  const kubeflowNamespace = options.kubeflowNamespace ?? RUN_DEFAULTS.kubeflowNamespace;
+  if (!isDnsLabel(kubeflowNamespace)) {
+    throw new UatInputError(`--kubeflow-namespace: "${kubeflowNamespace}" is not a valid name`);
+  }
+  const { files, packed } = suiteFiles(options, runId);
+  const built = buildJob({
     runId,
     namespace,
     manifest: options.manifest,
@@ -58,7 +86,42 @@ export function checkInput(
     // A kept Job stays for debugging; otherwise the cluster removes it once it has ended.
     ttlSecondsAfterFinished: options.keep ? undefined : RUN_DEFAULTS.jobTtlSeconds,
     expires,
+    kubeflow: {
+      kubeflowNamespace,
+      pipelinesToken: options.pipelinesToken ?? true,
+      istioSidecar,
+    },
+    files: files && {
+      files,
+      image: options.sourceImage ?? RUN_DEFAULTS.sourceImage,
+      workdir: options.workdir ?? RUN_DEFAULTS.workdir,
+    },
   });
+  return { built, packed };
+}
+
+function suiteFiles(
+  options: UatRunOptions,
+  runId: string,
+): { files?: SuiteFiles; packed?: PackedFolder } {
+  const workdir = options.workdir ?? RUN_DEFAULTS.workdir;
+  if (!workdir.startsWith('/') || workdir === '/') {
+    throw new UatInputError(`--workdir: "${workdir}" must be an absolute path below /`);
+  }
+  if (options.git && options.localDir !== undefined) {
+    throw new UatInputError('--git and --local exclude each other: the suite has one source');
+  }
+  if (options.git) {
+    if (options.git.url.trim() === '') throw new UatInputError('--git: the URL is empty');
+    if (options.git.ref?.trim() === '') throw new UatInputError('--git-ref: the ref is empty');
+    return { files: { kind: 'git', url: options.git.url, ref: options.git.ref } };
+  }
+  if (options.localDir === undefined) return {};
+  const packed = packFolder(options.localDir);
+  return {
+    files: { kind: 'archive', secret: filesSecretName(runId), folder: options.localDir },
+    packed,
+  };
 }
 
 const hasEnv = (options: UatRunOptions) => Object.keys(options.env ?? {}).length > 0;
@@ -170,6 +233,7 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
       () => `Secret ${name} created (${Object.keys(env).join(', ')})`,
     );
   }
+  if (state.packed) await createFilesSecret(state, state.packed);
   signal?.throwIfAborted();
   await steps.run(
     'job',
@@ -180,6 +244,33 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
     () => `Job ${namespace}/${built.name} created`,
   );
   return runSuite(state, built);
+}
+
+/** The Secret that carries the packed local folder to the init container that unpacks it. */
+async function createFilesSecret(state: RunContext, packed: PackedFolder): Promise<void> {
+  const { options, namespace, created } = state;
+  const name = filesSecretName(state.runId);
+  await state.steps.run(
+    'files',
+    `Secret ${name} (the suite's files from ${options.localDir ?? ''})`,
+    async () => {
+      const secret: V1Secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'Opaque',
+        metadata: {
+          name,
+          namespace,
+          labels: runLabels(state.runId),
+          ...runAnnotations(state.expires),
+        },
+        data: { [SUITE_FILES.archiveKey]: packed.archive.toString('base64') },
+      };
+      created.add(resources.secrets, await options.client.create(resources.secrets, secret));
+    },
+    () =>
+      `Secret ${name} created (${packed.files} files from ${options.localDir ?? ''}, ${formatBytes(packed.archive.length)} packed)`,
+  );
 }
 
 /**

@@ -59,8 +59,9 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   let artifacts = new Artifacts(undefined);
   let upload: ArtifactUpload | undefined;
   try {
-    const built = checkInput(options, runId, namespace, expires);
+    const { built, packed } = checkInput(options, runId, namespace, expires);
     state.built = built;
+    state.packed = packed;
     upload = prepareUpload(options);
     artifacts = new Artifacts(options.artifactsDir, { keepLog: upload !== undefined });
     state.artifacts = artifacts;
