@@ -8,6 +8,7 @@ export { EnvFileError, parseEnvFile } from './env-file.js';
 export { readEnvFolder } from './env-folder.js';
 export type { Reporter, RunEvent, StepName, StepStatus } from './events.js';
 export { readJobManifest } from './job-spec.js';
+export type { IstioSidecarMode } from './kubeflow-pod.js';
 export { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
 export { cleanLeftovers, type LeftoverOptions, type LeftoverReport } from './leftovers.js';
 export { ANNOTATIONS, isRunId, LABELS, newRunId } from './names.js';

@@ -57,8 +57,8 @@ describe('packFolder', () => {
   it('names the folder and the limit when it is too large', () => {
     const folder = temp();
     writeFileSync(join(folder, 'data.bin'), randomBytes(1_200_000)); // does not compress
-    expect(() => packFolder(folder, '--local')).toThrow(
-      `--local: ${folder} is too large for the Secret that carries it into the cluster (1.1 MiB packed; a Secret holds at most 1 MiB as tar.gz)`,
+    expect(() => packFolder(folder, '--suite-dir')).toThrow(
+      `--suite-dir: ${folder} is too large for the Secret that carries it into the cluster (1.1 MiB packed; a Secret holds at most 1 MiB as tar.gz)`,
     );
   });
 
@@ -66,7 +66,7 @@ describe('packFolder', () => {
     const folder = temp();
     writeFileSync(join(folder, 'f'), '');
     expect(() => packFolder(join(folder, 'nope'))).toThrow(
-      `--local: ${folder}/nope does not exist`,
+      `--suite-dir: ${folder}/nope does not exist`,
     );
     expect(() => packFolder(join(folder, 'f'))).toThrow('is not a folder');
   });

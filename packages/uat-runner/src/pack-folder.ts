@@ -32,7 +32,7 @@ interface Entry {
   target?: string;
 }
 
-export function packFolder(folder: string, flag = '--local'): PackedFolder {
+export function packFolder(folder: string, flag = '--suite-dir'): PackedFolder {
   let root;
   try {
     root = lstatSync(folder);

@@ -109,7 +109,7 @@ function suiteFiles(
     throw new UatInputError(`--workdir: "${workdir}" must be an absolute path below /`);
   }
   if (options.git && options.localDir !== undefined) {
-    throw new UatInputError('--git and --local exclude each other: the suite has one source');
+    throw new UatInputError('--git and --suite-dir exclude each other: the suite has one source');
   }
   if (options.git) {
     if (options.git.url.trim() === '') throw new UatInputError('--git: the URL is empty');

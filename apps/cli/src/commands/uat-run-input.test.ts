@@ -15,6 +15,11 @@ const flags: RunFlags = {
   timeout: '1h',
   startTimeout: '5m',
   cleanupTimeout: '2m',
+  workdir: '/uat',
+  sourceImage: 'alpine/git:2.45.2',
+  kubeflowNamespace: 'kubeflow',
+  pipelinesToken: true,
+  istioSidecar: 'native',
   output: 'text',
 };
 
@@ -150,5 +155,32 @@ describe('runInputFrom', () => {
         readFile,
       ),
     ).toThrow(/^--s3-endpoint: no s3:\/\/ location to upload to/);
+  });
+
+  it("passes the suite's source and the Kubeflow settings on", () => {
+    const input = runInputFrom(
+      {
+        ...flags,
+        git: 'https://git.corp/uats.git',
+        gitRef: 'v1.9',
+        pipelinesToken: false,
+        istioSidecar: 'off',
+        kubeflowNamespace: 'kf',
+      },
+      {},
+      {},
+      readFile,
+    );
+    expect(input).toMatchObject({
+      git: { url: 'https://git.corp/uats.git', ref: 'v1.9' },
+      workdir: '/uat',
+      sourceImage: 'alpine/git:2.45.2',
+      pipelinesToken: false,
+      istioSidecar: 'off',
+      kubeflowNamespace: 'kf',
+    });
+    expect(() => runInputFrom({ ...flags, gitRef: 'main' }, {}, {}, readFile)).toThrow(
+      '--git-ref needs --git',
+    );
   });
 });

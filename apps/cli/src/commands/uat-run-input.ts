@@ -13,6 +13,7 @@ import {
   readJobManifest,
   splitCommand,
   type CreateNamespaceMode,
+  type IstioSidecarMode,
   type UatRunOptions,
 } from '@kfx/uat-runner';
 import { messageOf } from '@kfx/kube-runtime/serving';
@@ -39,6 +40,14 @@ export interface RunFlags {
   filter?: string | undefined;
   podAnnotation?: string[] | undefined;
   junitFile?: string | undefined;
+  git?: string | undefined;
+  gitRef?: string | undefined;
+  suiteDir?: string | undefined;
+  workdir: string;
+  sourceImage: string;
+  kubeflowNamespace: string;
+  pipelinesToken: boolean;
+  istioSidecar: IstioSidecarMode;
   timeout: string;
   startTimeout: string;
   cleanupTimeout: string;
@@ -73,6 +82,9 @@ export function runInputFrom(
       `--run-id: "${flags.runId}" is not a valid run id (lower-case letters, digits and "-", at most 20)`,
     );
   }
+  if (flags.gitRef !== undefined && flags.git === undefined) {
+    throw new CliError('--git-ref needs --git: the repository to take it from');
+  }
   const artifacts = artifactTargets(flags);
   const env = {
     ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
@@ -102,6 +114,13 @@ export function runInputFrom(
     filter: nonEmpty(flags.filter) ? flags.filter : undefined,
     podAnnotations: annotations(flags.podAnnotation ?? []),
     junitFile: flags.junitFile,
+    git: flags.git === undefined ? undefined : { url: flags.git, ref: flags.gitRef },
+    localDir: flags.suiteDir,
+    workdir: flags.workdir,
+    sourceImage: flags.sourceImage,
+    kubeflowNamespace: flags.kubeflowNamespace,
+    pipelinesToken: flags.pipelinesToken,
+    istioSidecar: flags.istioSidecar,
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     startTimeoutMs: parseDuration(flags.startTimeout, '--start-timeout'),
     cleanupTimeoutMs: parseDuration(flags.cleanupTimeout, '--cleanup-timeout'),

@@ -79,6 +79,37 @@ export function uatRunCommand(): Command {
       'KEY=VALUE lines, or a folder of one file per variable (a mounted Secret): a Secret the suite reads with envFrom',
     )
     .option('--proxy-from-env', "add this machine's HTTP(S)_PROXY and NO_PROXY (both cases) to it")
+    .optionsGroup("The suite's files (default: in its image):")
+    .option('--git <url>', 'clone them from this git repository (shallow) into --workdir')
+    .option('--git-ref <ref>', "branch, tag or commit of --git (default: the remote's HEAD)")
+    .option(
+      '--suite-dir <folder>',
+      'take them from this local folder (packed into a Secret: at most 1 MiB as tar.gz)',
+    )
+    .option('--workdir <path>', "where they go; the suite's working folder", RUN_DEFAULTS.workdir)
+    .option(
+      '--source-image <image>',
+      'image that clones or unpacks them (needs sh, git, tar)',
+      RUN_DEFAULTS.sourceImage,
+    )
+    .optionsGroup('Kubeflow:')
+    .option(
+      '--kubeflow-namespace <name>',
+      'KUBEFLOW_NAMESPACE in the suite (USER_NAMESPACE is the test namespace)',
+      RUN_DEFAULTS.kubeflowNamespace,
+    )
+    .option(
+      '--no-pipelines-token',
+      'do not mount a Kubeflow Pipelines token (KF_PIPELINES_SA_TOKEN_PATH)',
+    )
+    .addOption(
+      new Option(
+        '--istio-sidecar <mode>',
+        'native: a sidecar that ends with the suite; off: none; inject: as the namespace says',
+      )
+        .choices(['native', 'off', 'inject'])
+        .default(RUN_DEFAULTS.istioSidecar),
+    )
     .optionsGroup('Time limits:')
     .option(
       '--timeout <duration>',
@@ -133,10 +164,17 @@ Examples:
       --command "pytest --junitxml=/tmp/junit.xml" --output json
   $ AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… kfx uat run --image uats:1.9 \\
       --artifacts results/ --artifacts s3://ci-results/uat/$BUILD_ID --s3-endpoint http://minio.ci:9000
+  $ kfx uat run --image jupyter-scipy:v1.10.0 --git https://git.corp/uats.git --git-ref v1.9 \\
+      --command "pytest tests/" --proxy-from-env
+  $ kfx uat run --image jupyter-scipy:v1.10.0 --suite-dir ./tests --command "pytest ."
 
 The namespace: the Profile's (created unless it exists; kept if it existed). Without a profile
 controller, --create-namespace auto makes the namespace and service account after
 --controller-wait. -n NAMESPACE runs in an existing namespace instead, without a Profile.
+
+In the suite's containers: KUBEFLOW_NAMESPACE, USER_NAMESPACE (the test namespace) and
+KF_PIPELINES_SA_TOKEN_PATH (a token for Kubeflow Pipelines, as the access-ml-pipeline PodDefault
+mounts it), unless --env or the Job's own env sets them.
 
 JUnit: lines between "--- kfx:junit begin ---" and "--- kfx:junit end ---" in the suite's log
 become junit.xml; --junit-file prints the file between them when the suite ends.
