@@ -38,6 +38,13 @@ export {
 export { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './node/cluster-dns.js';
 export { startEgress, type Egress, type EgressOptions } from './node/egress.js';
 export {
+  KFP_AUDIENCE,
+  startFakeKfp,
+  type FakeKfp,
+  type FakeKfpCluster,
+  type KfpCall,
+} from './node/fake-kfp.js';
+export {
   parseAccessLog,
   startForwardProxy,
   type ForwardProxy,
