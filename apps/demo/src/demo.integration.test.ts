@@ -30,7 +30,7 @@ describe('kfx demo', () => {
     expect(stdout).toMatch(/notebook +http_proxy +http:\/\/team-proxy:8080/);
     expect(stdout).toMatch(/shared-data +ReadWriteMany +nfs-client +standard/);
     expect(stdout).toMatch(/scratch +ReadWriteOnce +standard +\(not rewritten\)/);
-    expect(stdout).toMatch(/passed +0 +3 +0/);
+    expect(stdout).toMatch(real ? /passed +0 +5 +0/ : /passed +0 +3 +0/);
     if (real) {
       expect(stdout).toContain('Pods run on a real node');
       // The container's output, and squid's record of the same pod.
@@ -39,6 +39,10 @@ describe('kfx demo', () => {
       );
       expect(stdout).toContain('UAT run (kfx uat run), in a real container on kfx-node');
       expect(stdout).toContain('tests/test_platform.py::test_internet_through_proxy PASSED');
+      expect(stdout).toContain('tests/test_platform.py::test_pipelines_token PASSED');
+      expect(stdout).toContain(
+        'accepted the token kfx mounted, as system:serviceaccount:test-kubeflow:default-editor.',
+      );
     } else {
       expect(stdout).toContain('Pods run on kwok: simulated, no container runs');
     }

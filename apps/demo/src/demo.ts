@@ -27,7 +27,7 @@ function demoSteps(real: boolean): string[] {
       : []),
     'create ReadWriteMany and ReadWriteOnce claims and show the StorageClasses they got',
     real
-      ? 'run a real UAT suite as a Job and show its result'
+      ? 'run a real UAT suite as a Job (it calls Kubeflow Pipelines with the token kfx mounts) and show its result'
       : 'run a UAT Job and show its result',
   ];
 }
@@ -128,7 +128,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       console.log(line);
     };
     const uat = real
-      ? await showRealUat(client, env, real.node, real.egress, print)
+      ? await showRealUat(testenv, client, env, real.node, real.egress, print)
       : await showUat(testenv, client, env, print);
     console.log(`${uat.text}\n`);
     if (!options.keep)

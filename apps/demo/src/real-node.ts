@@ -105,7 +105,7 @@ export async function showRealFetch(
 
 const SUITE = `#!/bin/sh
 echo "============================= test session starts =============================="
-echo "collected 3 items"
+echo "collected 5 items"
 fail=0
 check() {
   if eval "$2" > /dev/null 2>&1; then echo "tests/test_platform.py::$1 PASSED"; echo "<testcase classname=\\"tests.test_platform\\" name=\\"$1\\"/>" >> /tmp/cases
@@ -114,14 +114,21 @@ check() {
 : > /tmp/cases
 check test_internet_through_proxy 'fetch "$ORIGIN_URL"'
 check test_service_account_token 'test -s /var/run/secrets/kubernetes.io/serviceaccount/token'
-check test_namespace 'test "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)" = test-kubeflow'
-echo "<testsuite name=\\"uats\\" tests=\\"3\\" failures=\\"$fail\\" errors=\\"0\\" skipped=\\"0\\">$(cat /tmp/cases)</testsuite>" > /tmp/junit.xml
-echo "========================= $((3 - fail)) passed, $fail failed ========================="
+check test_namespace 'test "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)" = "$USER_NAMESPACE"'
+check test_kubeflow_namespace 'test "$KUBEFLOW_NAMESPACE" = kubeflow'
+# A cluster service: called directly, with the Pipelines token kfx mounted.
+check test_pipelines_token '(unset http_proxy HTTP_PROXY; wget -q -O - --header "Authorization: Bearer $(cat "$KF_PIPELINES_SA_TOKEN_PATH")" "http://ml-pipeline.$KUBEFLOW_NAMESPACE:8888/apis/v2beta1/healthz")'
+echo "<testsuite name=\\"uats\\" tests=\\"5\\" failures=\\"$fail\\" errors=\\"0\\" skipped=\\"0\\">$(cat /tmp/cases)</testsuite>" > /tmp/junit.xml
+echo "========================= $((5 - fail)) passed, $fail failed ========================="
 [ "$fail" -eq 0 ]
 `;
 
-/** `kfx uat run` with a real suite image: it runs in a container on the node. */
+/**
+ * `kfx uat run` with a real suite image: it runs in a container on the node, and calls a stand-in
+ * for Kubeflow Pipelines (`ml-pipeline.kubeflow`) that checks its token as KFP does.
+ */
 export async function showRealUat(
+  testenv: Testenv,
   client: KubeClient,
   env: ControlPlane,
   node: ControlPlaneNode,
@@ -132,15 +139,27 @@ export async function showRealUat(
     name: 'kfx.demo/uat-suite:1',
     entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
   });
-  const result = await runUat({
-    client,
-    image,
-    command: ['sh', '/suite/run.sh'],
-    junitFile: '/tmp/junit.xml',
-    env: { HTTP_PROXY: DEMO_PROXY_URL, ORIGIN_URL: egress.url('uat') },
-    artifactsDir: join(env.dir, 'uat-artifacts'),
-    timeoutMs: 120_000,
-    reporter: uatReporter(log),
-  });
-  return { text: uatSummary(result, `in a real container on ${node.name}`), result };
+  const kfp = await testenv.startFakeKfp(env, node.hostIp);
+  try {
+    const result = await runUat({
+      client,
+      image,
+      command: ['sh', '/suite/run.sh'],
+      junitFile: '/tmp/junit.xml',
+      env: { HTTP_PROXY: DEMO_PROXY_URL, ORIGIN_URL: egress.url('uat') },
+      artifactsDir: join(env.dir, 'uat-artifacts'),
+      timeoutMs: 120_000,
+      reporter: uatReporter(log),
+    });
+    const accepted = kfp.calls.find((call) => call.status === 200);
+    const pipelines = accepted
+      ? `  Kubeflow Pipelines (a stand-in at ${kfp.url} that checks tokens as KFP does) accepted the token kfx mounted, as ${accepted.user ?? '?'}.`
+      : '  Kubeflow Pipelines (a stand-in that checks tokens as KFP does) saw no accepted call.';
+    return {
+      text: `${uatSummary(result, `in a real container on ${node.name}`)}\n${pipelines}`,
+      result,
+    };
+  } finally {
+    await kfp.stop();
+  }
 }
