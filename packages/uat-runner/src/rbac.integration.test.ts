@@ -16,7 +16,7 @@ import {
   waitFor,
   type ControlPlane,
 } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ensureAccess } from './access.js';
 import type { RunEvent } from './events.js';
 import { buildJob } from './job-spec.js';
@@ -270,6 +270,11 @@ describe('the RBAC `kfx uat rbac --profile` prints', () => {
 
   it('runs a whole suite as that service account, leaving nothing behind', async () => {
     await suiteLog(PROFILE, ['as the uat-runner service account']);
+    const suiteFolder = mkdtempSync(join(tmpdir(), 'kfx-uat-suite-'));
+    writeFileSync(join(suiteFolder, 'test_kfp.py'), 'def test_kfp():\n    pass\n');
+    onTestFinished(() => {
+      rmSync(suiteFolder, { recursive: true, force: true });
+    });
     const result = await runUat({
       client: bot,
       profile: PROFILE,
@@ -277,11 +282,17 @@ describe('the RBAC `kfx uat rbac --profile` prints', () => {
       command: ['pytest'],
       controllerWaitMs: 1000,
       env: { HTTPS_PROXY: 'http://user:secret@proxy:3128' },
+      // The suite's files travel in a Secret of their own: the same rights, no new ones.
+      localDir: suiteFolder,
       logger: quiet,
     });
     expect(result.reason).toBe('the suite passed');
     expect(result.log.lines).toBe(1);
+    expect(result.steps.find((s) => s.step === 'files')?.status).toBe('done');
     expect(result.cleanup.leftovers).toEqual([]);
+    expect(result.cleanup.deleted).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Secret uat-least\/kfx-uat-\w+-files$/)]),
+    );
     await waitFor(
       async () =>
         (await refusal(admin.get(resources.namespaces, PROFILE))).status === 404
