@@ -17,7 +17,7 @@ import type { V1Container, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-no
 export type IstioSidecarMode = 'native' | 'off' | 'inject';
 export const ISTIO_SIDECAR_MODES: readonly IstioSidecarMode[] = ['native', 'off', 'inject'];
 
-export const KUBEFLOW_PIPELINES = {
+const KUBEFLOW_PIPELINES = {
   /** The PodDefault's selector label, which kfx does not set (see above). */
   podDefaultLabel: 'access-ml-pipeline',
   volume: 'volume-kf-pipeline-token',
@@ -28,7 +28,7 @@ export const KUBEFLOW_PIPELINES = {
   expirationSeconds: 7200,
 } as const;
 
-export const NAMESPACE_ENV = { kubeflow: 'KUBEFLOW_NAMESPACE', user: 'USER_NAMESPACE' } as const;
+const NAMESPACE_ENV = { kubeflow: 'KUBEFLOW_NAMESPACE', user: 'USER_NAMESPACE' } as const;
 
 export interface KubeflowPodInput {
   /** The test namespace: `USER_NAMESPACE`. */
@@ -111,7 +111,7 @@ function mountToken(container: V1Container): void {
   ];
 }
 
-export const ISTIO = {
+const ISTIO = {
   nativeSidecar: 'sidecar.istio.io/nativeSidecar',
   inject: 'sidecar.istio.io/inject',
 } as const;

@@ -11,11 +11,11 @@ import { gzipSync } from 'node:zlib';
 import { UatInputError } from './outcome.js';
 
 /** What the API server lets one Secret hold (the sum of its data). */
-export const SECRET_DATA_LIMIT = 1024 * 1024;
+const SECRET_DATA_LIMIT = 1024 * 1024;
 /** Read no more than this before compressing: such a folder cannot fit in any case. */
 const RAW_LIMIT = 32 * 1024 * 1024;
 /** Left out wherever they are in the folder. */
-export const SKIPPED = ['.git', '__pycache__', '.pytest_cache', '.venv', '.tox', 'node_modules'];
+const SKIPPED = ['.git', '__pycache__', '.pytest_cache', '.venv', '.tox', 'node_modules'];
 
 export interface PackedFolder {
   archive: Buffer;
