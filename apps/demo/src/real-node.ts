@@ -139,7 +139,7 @@ export async function showRealUat(
     name: 'kfx.demo/uat-suite:1',
     entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
   });
-  const kfp = await testenv.startFakeKfp(env, node.hostIp);
+  const kfp = await testenv.startFakeKfp(env, node);
   try {
     const result = await runUat({
       client,

@@ -165,7 +165,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('the UAT Pod on a real node'), ()
       entries: [{ path: '/suite/kfp.sh', content: KFP_SUITE, mode: 0o755 }],
     });
     await node.loadShellImage({ name: 'kfx.test/git:1', entries: gitImageEntries() });
-    kfp = await startFakeKfp(env, node.hostIp);
+    kfp = await startFakeKfp(env, node);
     const repos = join(dir, 'repos');
     const work = join(dir, 'work');
     mkdirSync(repos);
@@ -186,6 +186,7 @@ describe.skipIf(!realNodeAvailable)(onRealNode('the UAT Pod on a real node'), ()
       ip: node.hostIp,
       ports: [{ port: 80, targetPort: git.port }],
     });
+    await node.serviceRouted('git-server', 'git');
     await namespace('uat-mesh', { 'istio-injection': 'enabled' });
     await namespace('uat-restricted', {
       'pod-security.kubernetes.io/enforce': 'restricted',

@@ -15,6 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { applyManifests } from '../objects.js';
 import { applyHostService } from './host-service.js';
+import type { RealNode } from './real-node.js';
 
 export const KFP_AUDIENCE = 'pipelines.kubeflow.org';
 
@@ -44,10 +45,13 @@ export interface FakeKfpCluster {
   kubeconfigPath: string;
 }
 
-/** Starts the server on `hostIp` and makes it the Service `ml-pipeline.kubeflow:8888`. */
+/**
+ * Starts the server on the node's `hostIp` and makes it the Service `ml-pipeline.kubeflow:8888`;
+ * resolves once pods can reach it.
+ */
 export async function startFakeKfp(
   cluster: FakeKfpCluster,
-  hostIp: string,
+  node: Pick<RealNode, 'hostIp' | 'serviceRouted'>,
   options: { namespace?: string; name?: string; port?: number } = {},
 ): Promise<FakeKfp> {
   const namespace = options.namespace ?? 'kubeflow';
@@ -75,7 +79,7 @@ export async function startFakeKfp(
       },
     );
   });
-  await listen(server, hostIp);
+  await listen(server, node.hostIp);
   const stop = () =>
     new Promise<void>((resolve) => {
       server.close(() => {
@@ -92,9 +96,10 @@ export async function startFakeKfp(
     await applyHostService(cluster.kubeconfigPath, {
       namespace,
       name,
-      ip: hostIp,
+      ip: node.hostIp,
       ports: [{ port, targetPort: (server.address() as AddressInfo).port }],
     });
+    await node.serviceRouted(namespace, name);
   } catch (error) {
     await stop();
     throw error;
