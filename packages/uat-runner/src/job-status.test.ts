@@ -269,7 +269,7 @@ describe('assessRun', () => {
     expect(assessRun(job(), [pod('p', '1', failedInit)], 'suite')).toEqual({
       phase: 'waiting',
       saw: `pod p: ${saw}`,
-      fatal: true,
+      fatal: `pod p: ${saw}`,
     });
     expect(
       assessRun(

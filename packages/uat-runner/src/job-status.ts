@@ -119,7 +119,8 @@ export function assessRun(
     return { phase: 'running', pod: podName };
   }
   const init = failedInit(pod);
-  if (init) return { phase: 'waiting', saw: `pod ${podName}: ${init}`, fatal: true };
+  if (init)
+    return { phase: 'waiting', saw: `pod ${podName}: ${init}`, fatal: `pod ${podName}: ${init}` };
   const waiting = status?.state?.waiting;
   const phase = pod.status?.phase ?? 'Pending';
   if (waiting?.reason) {
