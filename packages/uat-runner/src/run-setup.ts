@@ -215,21 +215,7 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
     await steps.run(
       'env',
       `Secret ${name}`,
-      async () => {
-        const secret: V1Secret = {
-          apiVersion: 'v1',
-          kind: 'Secret',
-          type: 'Opaque',
-          metadata: {
-            name,
-            namespace,
-            labels: runLabels(state.runId),
-            ...runAnnotations(state.expires),
-          },
-          stringData: env,
-        };
-        created.add(resources.secrets, await client.create(resources.secrets, secret));
-      },
+      () => createRunSecret(state, name, { stringData: env }),
       () => `Secret ${name} created (${Object.keys(env).join(', ')})`,
     );
   }
@@ -246,28 +232,41 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
   return runSuite(state, built);
 }
 
+/** An Opaque Secret of the run (its labels and deadline), recorded for clean-up. */
+async function createRunSecret(
+  state: RunContext,
+  name: string,
+  content: Pick<V1Secret, 'data' | 'stringData'>,
+): Promise<void> {
+  const secret: V1Secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name,
+      namespace: state.namespace,
+      labels: runLabels(state.runId),
+      ...runAnnotations(state.expires),
+    },
+    ...content,
+  };
+  state.created.add(
+    resources.secrets,
+    await state.options.client.create(resources.secrets, secret),
+  );
+}
+
 /** The Secret that carries the packed local folder to the init container that unpacks it. */
 async function createFilesSecret(state: RunContext, packed: PackedFolder): Promise<void> {
-  const { options, namespace, created } = state;
+  const { options } = state;
   const name = filesSecretName(state.runId);
   await state.steps.run(
     'files',
     `Secret ${name} (the suite's files from ${options.localDir ?? ''})`,
-    async () => {
-      const secret: V1Secret = {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        type: 'Opaque',
-        metadata: {
-          name,
-          namespace,
-          labels: runLabels(state.runId),
-          ...runAnnotations(state.expires),
-        },
+    () =>
+      createRunSecret(state, name, {
         data: { [SUITE_FILES.archiveKey]: packed.archive.toString('base64') },
-      };
-      created.add(resources.secrets, await options.client.create(resources.secrets, secret));
-    },
+      }),
     () =>
       `Secret ${name} created (${packed.files} files from ${options.localDir ?? ''}, ${formatBytes(packed.archive.length)} packed)`,
   );
