@@ -1,3 +1,15 @@
 import { kfxBuild } from '@kfx/tsup-config';
 
-export default kfxBuild({ entry: ['src/index.ts', 'src/serving.ts', 'src/exit.ts'] });
+// Split: one copy of each module behind every entry point, so that `instanceof ConfigError` or
+// `KubeApiError` holds whichever entry point made the error and whichever one checks it.
+export default kfxBuild({
+  splitting: true,
+  entry: [
+    'src/index.ts',
+    'src/client/index.ts',
+    'src/informer/index.ts',
+    'src/controller/index.ts',
+    'src/serving/index.ts',
+    'src/exit.ts',
+  ],
+});

@@ -2,23 +2,21 @@
 // `kfx.dev/tenant` gets a ConfigMap `proxy-env` holding the egress proxy settings. Informers
 // watch namespaces and the ConfigMaps; a work queue reconciles one namespace at a time; apply
 // skips the write when the ConfigMap is already right; only the leader reconciles; /readyz and
-// /metrics are served. Run by example.integration.test.ts against a real control plane.
+// /metrics are served, and SIGTERM stops it gracefully: the Runtime does those last three. Run
+// by example.integration.test.ts against a real control plane.
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1Namespace } from '@kubernetes/client-node';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   applyObject,
-  createInformer,
   enqueueFrom,
   EventRecorder,
-  informersReady,
-  KubeClient,
   LeaderElector,
-  resources,
-  startOpsServer,
   WorkQueue,
-  type KubeObject,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/controller';
+import { createInformer, informersReady } from '@kfx/kube-runtime/informer';
+import { Runtime } from '@kfx/kube-runtime/serving';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -38,7 +36,8 @@ export interface ControllerOptions {
 const FIELD_MANAGER = 'kfx-tenant-proxy';
 const MANAGED = { 'app.kubernetes.io/managed-by': FIELD_MANAGER };
 
-export async function startController(options: ControllerOptions) {
+/** The controller on a Runtime, not started: `runtime.run()` serves until SIGTERM. */
+export function composeController(options: ControllerOptions) {
   const { logger } = options;
   const registry = new Registry();
   const client = KubeClient.fromKubeConfig(options.kubeConfig, { registry, logger });
@@ -59,25 +58,41 @@ export async function startController(options: ControllerOptions) {
     data: { HTTPS_PROXY: options.proxy.httpsProxy, NO_PROXY: options.proxy.noProxy },
   });
 
-  const ops = await startOpsServer({
-    port: options.port,
-    host: '127.0.0.1',
-    registry,
-    logger,
-    readiness: () => informersReady([namespaces, configMaps]),
-  });
-  // Standbys keep their caches warm, so a new leader starts at once.
-  namespaces.start();
-  configMaps.start();
-
   const elector = new LeaderElector({
     client,
     namespace: 'kube-system',
     name: FIELD_MANAGER,
     identity: `${hostname()}-${process.pid}`,
   });
-  const leading = elector.run({
-    async onStartedLeading(signal) {
+  const runtime = new Runtime({
+    name: 'tenant-proxy-controller',
+    logger,
+    registry,
+    ops: { port: options.port, host: '127.0.0.1' },
+    leaderElection: elector,
+  });
+  // Stopped last, after everything that uses it.
+  runtime.add({
+    name: 'client',
+    stop: () => {
+      client.close();
+    },
+  });
+  // Standbys keep their caches warm, so a new leader starts at once.
+  runtime.add({
+    name: 'caches',
+    start: () => {
+      namespaces.start();
+      configMaps.start();
+    },
+    stop: async () => {
+      await Promise.all([namespaces.stop(), configMaps.stop()]);
+    },
+    ready: () => informersReady([namespaces, configMaps]),
+  });
+  runtime.lead({
+    name: 'reconcile',
+    async lead(signal) {
       await Promise.all([namespaces.waitForSync(signal), configMaps.waitForSync(signal)]);
       // A queue per term: its first keys are every cached namespace (a full reconcile).
       const queue = new WorkQueue({ name: 'tenant-proxy', workers: 4, registry, logger });
@@ -107,17 +122,12 @@ export async function startController(options: ControllerOptions) {
       await working;
     },
   });
+  return { runtime, client, elector };
+}
 
-  return {
-    client,
-    ops,
-    elector,
-    async stop() {
-      await elector.stop();
-      await leading;
-      await Promise.all([namespaces.stop(), configMaps.stop()]);
-      await ops.close();
-      client.close();
-    },
-  };
+/** Starts it in this process, for a test: `stop()` ends it as SIGTERM would. */
+export async function startController(options: ControllerOptions) {
+  const { runtime, client, elector } = composeController(options);
+  await runtime.start();
+  return { client, elector, opsUrl: runtime.opsUrl ?? '', stop: () => runtime.stop() };
 }

@@ -2,7 +2,9 @@
 // creates what is missing, repairs drift and deletions, records Events, serves readiness and
 // metrics, and in a steady state its resyncs reconcile without a single write. On the package's
 // shared control plane: its two namespaces are named after the file's own.
-import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort, useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startController } from '../examples/tenant-proxy-controller.js';
@@ -15,6 +17,10 @@ interface ConfigMap extends KubeObject {
 }
 
 const logger = pino({ level: 'silent' });
+/** The README's process form of the example; it imports the built package. */
+const RUN_EXAMPLE = fileURLToPath(
+  new URL('../examples/run-tenant-proxy-controller.ts', import.meta.url),
+);
 let env: SharedControlPlane;
 let admin: KubeClient;
 let controller: Awaited<ReturnType<typeof startController>>;
@@ -60,7 +66,7 @@ async function eventually<T>(description: string, check: () => Promise<T | undef
 }
 
 const metric = async (name: string, labels: string) => {
-  const text = await (await fetch(`${controller.ops.url}/metrics`)).text();
+  const text = await (await fetch(`${controller.opsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
   return Number(line?.split(' ').at(-1) ?? 0);
 };
@@ -68,7 +74,7 @@ const metric = async (name: string, labels: string) => {
 describe('the example controller', () => {
   it('gives every tenant namespace its proxy ConfigMap and tells people about it', async () => {
     await eventually('readiness', async () =>
-      (await fetch(`${controller.ops.url}/readyz`)).ok ? true : undefined,
+      (await fetch(`${controller.opsUrl}/readyz`)).ok ? true : undefined,
     );
     await admin.create(resources.namespaces, {
       metadata: { name: tenant, labels: { 'kfx.dev/tenant': 'yes' } },
@@ -131,5 +137,33 @@ describe('the example controller', () => {
     expect((await proxyEnv(tenant))?.metadata?.resourceVersion).toBe(
       before?.metadata?.resourceVersion,
     );
+  });
+
+  it('runs as a process on its Runtime: ready, then exits 0 on SIGTERM (a standby here)', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [RUN_EXAMPLE], {
+      env: { ...process.env, KUBECONFIG: env.kubeconfigPath, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor(
+        async () => {
+          const answer = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+          return answer?.status === 200
+            ? { done: true, value: undefined }
+            : { done: false, saw: `${answer?.status ?? 'no answer'}\n${output.slice(-2000)}` };
+        },
+        { description: 'the example process to be ready', timeoutMs: 30_000 },
+      );
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).toContain('tenant-proxy-controller: SIGTERM, stopping (again to force)');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

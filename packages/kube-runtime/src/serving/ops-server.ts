@@ -7,11 +7,9 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { defaultLogger, type Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
+import type { Check } from './checks.js';
 
-export interface Check {
-  ok: boolean;
-  reasons: string[];
-}
+export type { Check };
 
 export interface OpsServerOptions {
   /** 0 picks a free port (see `server.port`). */
