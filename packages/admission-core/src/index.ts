@@ -25,7 +25,6 @@ export { createAdmissionMetrics, METRIC_NAMES, type AdmissionMetrics } from './s
 export type { AdmissionServerOptions } from './server/server-options.js';
 export { createAdmissionServer, type AdmissionServer } from './server/server.js';
 export type { TlsFiles, TlsPair } from './server/serving-tls.js';
-export { closeOnSignals, type CloseOnSignalsOptions } from './server/signals.js';
 export {
   writeDevCertificates,
   type DevCertificateOptions,

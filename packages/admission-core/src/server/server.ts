@@ -16,12 +16,21 @@ import { loadServingTls, type TlsWatcher } from './serving-tls.js';
 import { webhookLifecycle, type Readiness } from './webhook-lifecycle.js';
 
 export interface AdmissionServer {
-  /** Loads the certificate, listens, and resolves with the ports actually bound. */
-  start(): Promise<{ port: number; metricsPort: number | undefined }>;
+  /**
+   * Loads the certificate, listens, and resolves with the ports actually bound. With
+   * `metricsPort: false`, `ops.metricsPort` names the port where the process serves this
+   * server's metrics and readiness instead (a kube-runtime `Runtime`'s ops server), for the log.
+   */
+  start(ops?: { metricsPort?: number | undefined }): Promise<{
+    port: number;
+    metricsPort: number | undefined;
+  }>;
   /** Graceful: readiness fails, no new connections, in-flight admissions finish, then closes. */
   close(): Promise<void>;
   /** Re-reads the TLS files now (they are watched anyway). No-op with PEM strings. */
   reloadTls(): Promise<void>;
+  /** What GET /readyz answers: not while starting or shutting down, or while a webhook is not. */
+  readiness(): Readiness;
   readonly registry: Registry;
   readonly metrics: AdmissionMetrics;
 }
@@ -73,11 +82,11 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     return lifecycle.readiness();
   }
 
-  async function start() {
+  async function start(ops?: { metricsPort?: number | undefined }) {
     if (state !== 'new') throw new Error(`createAdmissionServer: start() called when ${state}`);
     state = 'starting';
     try {
-      return await listen();
+      return await listen(ops?.metricsPort);
     } catch (error) {
       watcher?.close();
       server?.close();
@@ -88,7 +97,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     }
   }
 
-  async function listen() {
+  async function listen(servedElsewhere: number | undefined) {
     const tlsOptions = { metrics, log, pollIntervalMs: config.tlsPollIntervalMs };
     const tls = await loadServingTls(config.tls, tlsOptions);
     await lifecycle.start();
@@ -109,7 +118,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     watcher = tls.watch((context) => {
       secure.setSecureContext(context);
     });
-    let metricsPort: number | undefined;
+    let metricsPort = servedElsewhere;
     if (config.metricsPort !== false) {
       const { metricsPort: wanted, metricsHost } = config;
       metricsServer = await startOpsServer({
@@ -148,6 +157,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     reloadTls: async () => {
       await watcher?.check();
     },
+    readiness,
     registry,
     metrics,
   };

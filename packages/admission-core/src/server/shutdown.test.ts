@@ -1,9 +1,9 @@
 import { h2Session, postH1, postH2, until } from '@kfx/testenv';
 import { notebookPod } from '@kfx/testenv/bench';
+import { Runtime } from '@kfx/kube-runtime/serving';
 import { Agent } from 'node:https';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { admissionReviewFor } from '../review/review-builder.js';
-import { closeOnSignals } from './signals.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 
@@ -98,40 +98,52 @@ describe('graceful close', () => {
   });
 });
 
-describe('closeOnSignals', () => {
-  it('drains on SIGTERM, then exits 0', async () => {
+describe('under the Runtime of @kfx/kube-runtime', () => {
+  it('drains on SIGTERM, then run() resolves 0', async () => {
     const gate = gatedWebhook();
     t = await startTestServer({ webhooks: [gate.webhook] });
+    const server = t.server;
     const exit = vi.fn();
-    const stop = closeOnSignals(t.server, { signals: ['SIGTERM'], exit });
-    try {
-      const inFlight = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
-      await until(() => gate.entered() === 1, 'the admission in the webhook');
-      process.emit('SIGTERM', 'SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(exit).not.toHaveBeenCalled();
-      gate.release();
-      expect((await inFlight).status).toBe(200);
-      await vi.waitFor(() => {
-        expect(exit).toHaveBeenCalledWith(0);
-      });
-    } finally {
-      stop();
-    }
+    const stderr = vi.fn();
+    const runtime = new Runtime({
+      name: 'webhook',
+      ops: false,
+      signals: ['SIGTERM'],
+      exit,
+      stderr,
+    });
+    runtime.add({ name: 'admission', stop: () => server.close(), ready: () => server.readiness() });
+    const code = runtime.run();
+    const inFlight = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
+    await until(() => gate.entered() === 1, 'the admission in the webhook');
+    process.emit('SIGTERM', 'SIGTERM');
+    await until(() => !server.readiness().ok, 'the server to stop being ready');
+    expect(server.readiness().reasons).toEqual(['shutting down']);
+    gate.release();
+    expect((await inFlight).status).toBe(200);
+    expect(await code).toBe(0);
+    expect(exit).not.toHaveBeenCalled();
   });
 
-  it('exits 1 at once on a second signal', () => {
+  it('exits 1 at once on a second signal', async () => {
     const exit = vi.fn();
-    const stop = closeOnSignals(
-      { close: () => new Promise<void>(() => undefined) },
-      { signals: ['SIGTERM'], exit },
-    );
-    try {
-      process.emit('SIGTERM', 'SIGTERM');
-      process.emit('SIGTERM', 'SIGTERM');
-      expect(exit).toHaveBeenCalledWith(1);
-    } finally {
-      stop();
-    }
+    const stderr = vi.fn();
+    const runtime = new Runtime({
+      name: 'webhook',
+      ops: false,
+      signals: ['SIGTERM'],
+      exit,
+      stderr,
+    });
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    runtime.add({ name: 'stuck', stop: () => stuck });
+    const code = runtime.run();
+    await runtime.start();
+    process.emit('SIGTERM', 'SIGTERM');
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(exit).toHaveBeenCalledWith(1);
+    release();
+    await code;
   });
 });
