@@ -4,14 +4,14 @@
 // only each object's identity (a CA bundle is ~200 KiB; a copy per namespace would add up).
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import {
   createInformer,
+  informersReady,
   metadataSkeleton,
-  resources,
   type Informer,
-  type KubeClient,
-  type Logger,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/informer';
+import type { Logger } from '@kfx/kube-runtime/serving';
 
 type ConfigMap = Plain<V1ConfigMap>;
 
@@ -71,25 +71,11 @@ export class NamedConfigMaps<T> {
     await this.informer.waitForSync();
   }
 
-  /** informersReady() from kube-runtime, which only takes untyped informers. */
   readiness(): { ok: boolean; reasons: string[] } {
-    return informerReadiness(this.informer);
+    return informersReady([this.informer]);
   }
 
   stop(): Promise<void> {
     return this.informer.stop();
   }
-}
-
-/** Ready when synced and watching; the reason names the informer and its last error. */
-export function informerReadiness(informer: {
-  status(): { name: string; synced: boolean; healthy: boolean; lastError: string | undefined };
-}): { ok: boolean; reasons: string[] } {
-  const { name, synced, healthy, lastError } = informer.status();
-  if (!synced) return { ok: false, reasons: [`informer ${name} has not synced`] };
-  if (!healthy) {
-    const why = lastError ? `: ${lastError}` : '';
-    return { ok: false, reasons: [`informer ${name} is not watching${why}`] };
-  }
-  return { ok: true, reasons: [] };
 }

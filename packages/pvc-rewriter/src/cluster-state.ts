@@ -3,13 +3,9 @@
 // labels of every namespace.
 import type { V1Namespace, V1StorageClass } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
-import {
-  createInformer,
-  resources,
-  type Informer,
-  type KubeClient,
-  type Logger,
-} from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
+import { createInformer, informersReady, type Informer } from '@kfx/kube-runtime/informer';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import type { NamespaceLabels } from './rules.js';
 
 type StorageClass = Plain<V1StorageClass>;
@@ -18,13 +14,6 @@ type Namespace = Plain<V1Namespace>;
 export interface Readiness {
   ok: boolean;
   reasons: string[];
-}
-
-function informerReadiness(informer: Informer<StorageClass> | Informer<Namespace>): string[] {
-  const { name, synced, healthy, lastError } = informer.status();
-  if (!synced) return [`informer ${name} has not synced`];
-  if (!healthy) return [`informer ${name} is not watching${lastError ? `: ${lastError}` : ''}`];
-  return [];
 }
 
 const DEFAULT_CLASS_ANNOTATIONS = [
@@ -101,9 +90,6 @@ export class ClusterState {
   }
 
   readiness(): Readiness {
-    const reasons = [this.storageClasses, ...(this.namespaces ? [this.namespaces] : [])].flatMap(
-      informerReadiness,
-    );
-    return { ok: reasons.length === 0, reasons };
+    return informersReady([this.storageClasses, this.namespaces]);
   }
 }

@@ -7,20 +7,21 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
 import {
-  createInformer,
-  metadataSkeleton,
-  resources,
-  type Informer,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-  type ResourceRef,
-  messageOf,
   missingApiReason,
   readServerVersion,
+  resources,
   servesApi,
-} from '@kfx/kube-runtime';
-import { informerReadiness } from '../named-config-maps.js';
+  type KubeClient,
+  type KubeObject,
+  type ResourceRef,
+} from '@kfx/kube-runtime/client';
+import {
+  createInformer,
+  informersReady,
+  metadataSkeleton,
+  type Informer,
+} from '@kfx/kube-runtime/informer';
+import { messageOf, type Logger } from '@kfx/kube-runtime/serving';
 import {
   serviceCidrsOf,
   serviceIpsOf,
@@ -200,10 +201,7 @@ export class ClusterDiscovery {
   }
 
   readiness(): { ok: boolean; reasons: string[] } {
-    const parts = [this.#nodes, ...(this.#serviceCidrs ? [this.#serviceCidrs] : [])].map(
-      informerReadiness,
-    );
-    return { ok: parts.every((p) => p.ok), reasons: parts.flatMap((p) => p.reasons) };
+    return informersReady([this.#nodes, this.#serviceCidrs]);
   }
 
   async stop(): Promise<void> {
