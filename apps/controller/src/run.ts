@@ -1,18 +1,12 @@
-// Composes kfx-controller: a client from the kubeconfig (API traffic never goes through an
-// egress proxy), the profile controller's caches on every replica, the work queue only on the
-// leader, and the health/metrics server. `stop()` releases the Lease first, so a standby takes
-// over at once instead of waiting for the Lease to expire.
+// Composes kfx-controller on kube-runtime's Runtime: a client from the kubeconfig (API traffic
+// never goes through an egress proxy), the profile controller's caches (and the injection
+// audit's) on every replica, their reconciles and Events only on the leader, and /healthz,
+// /readyz, /metrics. Stopping releases the Lease first, so a standby takes over at once.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import {
-  defaultNamespace,
-  KubeClient,
-  LeaderElector,
-  loadKubeConfig,
-  startOpsServer,
-  type Check,
-  type OpsServer,
-} from '@kfx/kube-runtime';
+import { defaultNamespace, KubeClient, loadKubeConfig } from '@kfx/kube-runtime/client';
+import { LeaderElector } from '@kfx/kube-runtime/controller';
+import { Runtime } from '@kfx/kube-runtime/serving';
 import { createProfileController, type ProfileController } from '@kfx/profile-reconcilers';
 import { createInjectionAudit } from '@kfx/proxy-injector';
 import { pino, type Logger } from 'pino';
@@ -37,18 +31,23 @@ export interface RunOptions {
   logger?: Logger | undefined;
 }
 
-export interface RunningController {
+export interface ComposedController {
+  runtime: Runtime;
   controller: ProfileController;
   client: KubeClient;
-  ops: OpsServer;
   elector: LeaderElector | undefined;
   identity: string;
-  /** Resolves when the controller has stopped (after stop(), or when it failed). */
+}
+
+export interface RunningController extends Omit<ComposedController, 'runtime'> {
+  ops: { port: number; url: string };
+  /** Resolves when the controller has stopped (after stop()); rejects when it failed. */
   done: Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startController(options: RunOptions): Promise<RunningController> {
+/** The controller's runtime, not started: `runtime.run()` serves until SIGTERM. */
+export function composeController(options: RunOptions): ComposedController {
   const { config } = options;
   const logger = options.logger ?? pino({ name: 'kfx-controller', level: config.logLevel });
   const kc = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
@@ -84,69 +83,63 @@ export async function startController(options: RunOptions): Promise<RunningContr
         configMapReaders: config.proxyInjectionAudit.configMapReaders,
       })
     : undefined;
-  const ops = await startOpsServer({
-    port: options.metricsPort,
-    host: options.metricsHost,
-    registry: client.registry,
-    readiness: () => allReady([controller.ready(), ...(audit ? [audit.ready()] : [])]),
+  const { leaseName, ...durations } = config.leaderElection;
+  const elector = options.leaderElect
+    ? new LeaderElector({ client, namespace, name: leaseName, identity, logger, ...durations })
+    : undefined;
+  const runtime = new Runtime({
+    name: 'kfx-controller',
     logger,
+    registry: client.registry,
+    ops: { port: options.metricsPort, host: options.metricsHost, setting: '--metrics-port' },
+    leaderElection: elector,
   });
-  logger.info(
-    {
-      config: config.source,
-      reconcilers: config.reconcilers.map((r) => r.name),
-      server: client.server,
-      identity,
-      metrics: ops.url,
+  runtime.add({
+    name: 'api-client',
+    start: () => {
+      logger.info(
+        {
+          config: config.source,
+          reconcilers: config.reconcilers.map((r) => r.name),
+          server: client.server,
+          identity,
+          metrics: runtime.opsUrl,
+        },
+        'starting',
+      );
     },
-    'starting',
-  );
-  const stopping = new AbortController();
-  let elector: LeaderElector | undefined;
-  // Only the leader writes: the profile objects and the audit's Events.
-  const lead = async (signal: AbortSignal) => {
-    await Promise.all([controller.lead(signal), audit?.lead(signal)]);
-  };
-  const work = (async () => {
-    await Promise.all([controller.start(stopping.signal), audit?.start(stopping.signal)]);
-    if (!options.leaderElect) {
-      await lead(stopping.signal);
-      return;
-    }
-    elector = new LeaderElector({
-      client,
-      namespace,
-      name: config.leaderElection.leaseName,
-      identity,
-      leaseDurationSeconds: config.leaderElection.leaseDurationSeconds,
-      renewDeadlineSeconds: config.leaderElection.renewDeadlineSeconds,
-      retryPeriodSeconds: config.leaderElection.retryPeriodSeconds,
-      logger,
+    stop: () => {
+      client.close();
+    },
+  });
+  // Caches on every replica; only the leader writes: the profile objects and the audit's Events.
+  runtime.add({
+    name: 'profiles',
+    start: (signal) => controller.start(signal),
+    stop: () => controller.stop(),
+    ready: () => controller.ready(),
+  });
+  runtime.lead({ name: 'profiles', lead: (signal) => controller.lead(signal) });
+  if (audit) {
+    runtime.add({
+      name: 'proxy-injection-audit',
+      start: (signal) => audit.start(signal),
+      stop: () => audit.stop(),
+      ready: () => audit.ready(),
     });
-    await elector.run({ onStartedLeading: lead }, stopping.signal);
-  })();
-  const done = work.finally(async () => {
-    await Promise.all([controller.stop(), audit?.stop()]);
-    await ops.close();
-    client.close();
-  });
-  return {
-    controller,
-    client,
-    ops,
-    get elector() {
-      return elector;
-    },
-    identity,
-    done,
-    async stop() {
-      stopping.abort(new Error('kfx-controller is stopping'));
-      await done.catch(() => undefined);
-    },
-  };
+    runtime.lead({ name: 'proxy-injection-audit', lead: (signal) => audit.lead(signal) });
+  }
+  return { runtime, controller, client, elector, identity };
 }
 
-/** Ready when every part is; the reasons of all that are not. */
-function allReady(checks: readonly Check[]): Check {
-  return { ok: checks.every((c) => c.ok), reasons: checks.flatMap((c) => c.reasons) };
+/** Composes and starts the controller, for tests that drive it in process. */
+export async function startController(options: RunOptions): Promise<RunningController> {
+  const { runtime, ...parts } = composeController(options);
+  await runtime.start();
+  return {
+    ...parts,
+    ops: { port: runtime.opsPort ?? 0, url: runtime.opsUrl ?? '' },
+    done: runtime.done,
+    stop: () => runtime.stop(),
+  };
 }
