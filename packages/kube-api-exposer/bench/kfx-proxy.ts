@@ -18,8 +18,7 @@ const exposer = await serve({
     { level: 'info' },
     pino.destination({ dest: ACCESS_LOG ?? '/dev/null', sync: false }),
   ),
-  stopOnSignals: ['SIGTERM'],
   ...extra,
 });
 process.stdout.write(`${exposer.url}\n`);
-await exposer.closed;
+process.exitCode = await exposer.run();

@@ -74,8 +74,8 @@ interface Outcome {
   stderr: string;
   /** `check` found a problem. */
   failed?: boolean;
-  /** `serve`: resolves when the proxy has stopped. */
-  closed?: Promise<void>;
+  /** `serve`: serves until SIGTERM/SIGINT, drains, and resolves with the exit code. */
+  run?: () => Promise<number>;
 }
 
 /** Runs the library function of `command` with options it validates itself. */
@@ -87,11 +87,8 @@ async function runSubcommand(
     renameOptions(text, (option) => flagOf(command, option) ?? `\`${option}\``);
   switch (command.name) {
     case 'serve': {
-      const running = await serve({
-        stopOnSignals: ['SIGTERM', 'SIGINT'],
-        ...(options as ServeOptions),
-      });
-      return { stdout: '', stderr: '', closed: running.closed };
+      const running = await serve(options as ServeOptions);
+      return { stdout: '', stderr: '', run: () => running.run() };
     }
     case 'manifests': {
       const result = await renderManifests(options as RenderManifestsOptions);
@@ -159,7 +156,8 @@ function subcommand(spec: CommandSpec): Command {
     const outcome = await runExposeApi(spec, options);
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
-    if (outcome.closed) await outcome.closed;
+    // kube-runtime's exit codes: 0 after the drain, 1 when it failed or a second signal forced it.
+    if (outcome.run) process.exitCode = await outcome.run();
     if (outcome.failed) {
       throw new CliError(`expose-api ${spec.name} found a problem (see above)`, EXIT.testsFailed);
     }

@@ -1,10 +1,12 @@
 // `serve` (`kfx expose-api serve`): the streaming HTTPS proxy in front of the apiserver, with its
-// health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus.
-import { startOpsServer, type OpsServer } from '@kfx/kube-runtime';
+// health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus, on
+// kube-runtime's Runtime: `run()` serves until SIGTERM (SIGHUP re-reads the certificates),
+// drains and gives the exit code, as kfx-webhook and kfx-controller do.
+import { Runtime } from '@kfx/kube-runtime/serving';
 import { pino, type Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { z } from 'zod';
-import { startProxyServer } from '../proxy/server.js';
+import { startProxyServer, type ProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
 import { listenFailure, validateOptions } from './options.js';
 import { resolveCaps } from './serve-caps.js';
@@ -15,8 +17,6 @@ export type ServeOptions = z.input<typeof serveSchema> & {
   logger?: Logger | undefined;
   /** Register the metrics here instead of on a new Registry. */
   registry?: Registry | undefined;
-  /** Close gracefully on these signals (the CLI passes SIGTERM and SIGINT); SIGHUP then reloads TLS. */
-  stopOnSignals?: readonly NodeJS.Signals[] | undefined;
 };
 
 export interface RunningExposer {
@@ -32,57 +32,69 @@ export interface RunningExposer {
   close(): Promise<void>;
   /** Resolves when the exposer has stopped (after `close()` or a signal). */
   closed: Promise<void>;
+  /**
+   * Serves until SIGTERM or SIGINT (SIGHUP re-reads the certificates), drains, and resolves with
+   * the exit code: 0 after the drain, 1 when it failed while serving; a second signal exits 1 at
+   * once.
+   */
+  run(): Promise<number>;
 }
 
 export async function serve(options: ServeOptions): Promise<RunningExposer> {
-  const { logger: givenLogger, registry, stopOnSignals = [], ...rest } = options;
+  const { logger: givenLogger, registry = new Registry(), ...rest } = options;
   const opts = validateOptions('serve', serveSchema, rest);
   const logger = givenLogger ?? pino({ name: 'kfx-expose-api', level: opts.logLevel });
   const upstream = resolveUpstream(opts);
   const caps = resolveCaps(opts);
-  const proxy = await startProxyServer({
-    host: opts.host,
-    port: opts.port,
-    tlsCertFile: opts.tlsCert,
-    tlsKeyFile: opts.tlsKey,
-    upstream,
-    allowedPrefixes: opts.allowPath,
-    upgrades: opts.upgrades,
-    maxHeaderBytes: opts.maxHeaderBytes,
-    handshakeTimeoutMs: opts.handshakeTimeout * 1000,
-    headersTimeoutMs: opts.headersTimeout * 1000,
-    idleTimeoutMs: opts.idleTimeout * 1000,
-    requestBodyTimeoutMs: opts.requestBodyTimeout * 1000,
-    maxRequestsInflight: opts.maxRequestsInflight,
-    maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
-    maxConnections: opts.maxConnections,
-    ...caps,
-    tlsReloadIntervalMs: opts.tlsReloadInterval * 1000,
+  const { metrics } = opts;
+  const runtime = new Runtime({
+    name: 'kfx expose-api serve',
     logger,
     registry,
+    ops: metrics === false ? false : { host: metrics.host, port: metrics.port },
+    opsListenError: (error) =>
+      metrics ? listenFailure('serve', metrics, error, 'metrics.') : error,
   });
-  let ops: OpsServer | undefined;
-  if (opts.metrics) {
-    try {
-      ops = await startOpsServer({
-        host: opts.metrics.host,
-        port: opts.metrics.port,
-        registry: proxy.registry,
-        readiness: () => proxy.checkUpstream(),
+  let proxy: ProxyServer | undefined;
+  runtime.add({
+    name: 'proxy',
+    start: async () => {
+      proxy = await startProxyServer({
+        host: opts.host,
+        port: opts.port,
+        tlsCertFile: opts.tlsCert,
+        tlsKeyFile: opts.tlsKey,
+        upstream,
+        allowedPrefixes: opts.allowPath,
+        upgrades: opts.upgrades,
+        maxHeaderBytes: opts.maxHeaderBytes,
+        handshakeTimeoutMs: opts.handshakeTimeout * 1000,
+        headersTimeoutMs: opts.headersTimeout * 1000,
+        idleTimeoutMs: opts.idleTimeout * 1000,
+        requestBodyTimeoutMs: opts.requestBodyTimeout * 1000,
+        maxRequestsInflight: opts.maxRequestsInflight,
+        maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
+        maxConnections: opts.maxConnections,
+        ...caps,
+        tlsReloadIntervalMs: opts.tlsReloadInterval * 1000,
         logger,
+        registry,
       });
-    } catch (error) {
-      await proxy.close(0);
-      throw listenFailure('serve', opts.metrics, error, 'metrics.');
-    }
-  }
+    },
+    stop: () => proxy?.close(opts.shutdownGrace * 1000),
+    ready: () => proxy?.checkUpstream() ?? { ok: false, reasons: ['the proxy is starting'] },
+    reload: () => proxy?.reloadTls(),
+  });
+  await runtime.start();
+  if (!proxy) throw new Error('serve: stopped while starting');
+  const started = proxy;
   logger.info(
     {
-      url: proxy.url,
+      url: started.url,
       upstream: upstream.source,
       allowPath: opts.allowPath,
       upgrades: opts.upgrades,
-      ops: ops?.url,
+      ops: runtime.opsUrl,
       limits: {
         maxConnections: opts.maxConnections,
         ...caps,
@@ -94,36 +106,14 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
     },
     'kfx expose-api is serving',
   );
-
-  let resolveClosed: (() => void) | undefined;
-  const closed = new Promise<void>((resolve) => {
-    resolveClosed = resolve;
-  });
-  let closing: Promise<void> | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signal === 'SIGHUP') {
-      void proxy.reloadTls();
-      return;
-    }
-    logger.info({ signal }, 'shutting down');
-    void close();
-  };
-  const signals = stopOnSignals.length > 0 ? [...stopOnSignals, 'SIGHUP' as const] : [];
-  for (const signal of signals) process.on(signal, onSignal);
-  const close = () =>
-    (closing ??= (async () => {
-      for (const signal of signals) process.off(signal, onSignal);
-      await Promise.all([proxy.close(opts.shutdownGrace * 1000), ops?.close()]);
-      resolveClosed?.();
-    })());
-
   return {
-    url: proxy.url,
-    port: proxy.port,
-    opsUrl: ops?.url,
-    registry: proxy.registry,
-    reloadTls: () => proxy.reloadTls(),
-    close,
-    closed,
+    url: started.url,
+    port: started.port,
+    opsUrl: runtime.opsUrl,
+    registry,
+    reloadTls: () => started.reloadTls(),
+    close: () => runtime.stop(),
+    closed: runtime.done.catch(() => undefined),
+    run: () => runtime.run(),
   };
 }
