@@ -9,8 +9,6 @@ import { defaultLogger, type Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
 import type { Check } from './checks.js';
 
-export type { Check };
-
 export interface OpsServerOptions {
   /** 0 picks a free port (see `server.port`). */
   port: number;
