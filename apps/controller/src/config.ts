@@ -12,7 +12,7 @@ import {
   type EnabledReconciler,
   type ProfileSelector,
 } from '@kfx/profile-reconcilers';
-import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime/serving';
 import { z } from 'zod';
 
 const seconds = (fallback: number) => z.number().int().positive().default(fallback);

@@ -2,7 +2,7 @@
 // brings the schema of its section and builds its admission-core webhook from the parsed values,
 // so mounting a handler is one entry in HANDLERS.
 import { defineMutatingWebhook, type Webhook } from '@kfx/admission-core';
-import type { KubeClient } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
 import {
   createProxyInjector,
   PROXY_INJECTOR_NAME,

@@ -1,6 +1,6 @@
 // The controller's chart rendered with the real helm binary (@kfx/testenv's), for the chart tests.
 import { fileURLToPath } from 'node:url';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { renderChart } from '@kfx/testenv';
 
 export { helm, KUBE_VERSION } from '@kfx/testenv';

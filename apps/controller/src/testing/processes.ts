@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resources, type KubeClient, type Lease, getOrUndefined } from '@kfx/kube-runtime';
+import { resources, type KubeClient, getOrUndefined } from '@kfx/kube-runtime/client';
+import { type Lease } from '@kfx/kube-runtime/controller';
 import { waitFor } from '@kfx/testenv';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));

@@ -1,7 +1,7 @@
 // The checks made through the exposed address once TLS holds: does a Kubernetes API answer
 // behind it, who does the token authenticate as (SelfSubjectReview), and what may that identity
 // do (SelfSubjectRulesReview, the data behind `kubectl auth can-i --list`).
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { answerMessage, apiRequest, type ApiAnswer, type ApiTarget } from './api-request.js';
 import { rulesTable, type RulesReviewStatus } from './rules-table.js';
 import { failed, passed, type CheckStep } from './step.js';

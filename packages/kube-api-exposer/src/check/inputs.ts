@@ -3,7 +3,7 @@
 // Texts for the report name options in backquotes, for the caller to rename (`renameOptions`).
 import type https from 'node:https';
 import { dirname, resolve } from 'node:path';
-import { loadKubeConfig } from '@kfx/kube-runtime';
+import { loadKubeConfig } from '@kfx/kube-runtime/client';
 import { parse } from 'yaml';
 import { unusableOption } from '../commands/options.js';
 import { readText } from '../read-text.js';

@@ -1,6 +1,6 @@
 // The client for subcommands that ask the cluster something (mint a token, read the CA Secret)
 // with the caller's usual credentials. Its logs go to stderr: stdout carries the result.
-import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime';
+import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime/client';
 import { pino } from 'pino';
 
 export interface AdminClientOptions {

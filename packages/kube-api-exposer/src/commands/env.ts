@@ -1,6 +1,6 @@
 // `renderEnv` (`kfx expose-api env`): the KUBERNETES_SERVICE_HOST/PORT family and the CA for the exposed
 // address, as shell variables or in interLink's virtual-kubelet and Helm value shapes.
-import type { KubeClient } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
 import { z } from 'zod';
 import { formatEnv, serviceEnv, type EnvFormat, type ExposedApi } from '../env/service-env.js';
 import { readCaPem } from '../token/ca-source.js';

@@ -1,6 +1,6 @@
 // `mintKubeconfig` (`kfx expose-api kubeconfig`): a kubeconfig for the exposed address with a freshly minted,
 // short-lived, bound service-account token, for an interLink plugin or a person.
-import type { KubeClient } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { readCaPem } from '../token/ca-source.js';

@@ -3,7 +3,7 @@
 // `metrics.port`), so a caller — a program, or a CLI that maps options to its own flags — can
 // tell the user which value to change. A message that mentions another option writes its name
 // in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same renaming.
-import { ConfigError, keyPath, messageOf } from '@kfx/kube-runtime';
+import { ConfigError, keyPath, messageOf } from '@kfx/kube-runtime/serving';
 import type { z } from 'zod';
 import { hostPort } from '../host-port.js';
 

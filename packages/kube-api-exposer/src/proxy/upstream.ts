@@ -3,7 +3,8 @@
 // CA, or the server and CA of a kubeconfig. Never the kubeconfig's credentials: the proxy has no
 // identity of its own upstream.
 import { existsSync, readFileSync } from 'node:fs';
-import { loadKubeConfig, messageOf } from '@kfx/kube-runtime';
+import { loadKubeConfig } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { unusableOption } from '../commands/options.js';
 import { hostPort } from '../host-port.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, type CertificateAuthority } from '@kfx/dev-certs';
-import { KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
 import {
   applyManifests,
   startControlPlane,

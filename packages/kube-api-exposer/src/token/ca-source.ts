@@ -1,7 +1,8 @@
 // Where the exposed address's CA comes from: a PEM file, or the `ca.crt` key of the Secret
 // cert-manager writes for the proxy's Certificate (so nobody copies it by hand).
 import { readFile } from 'node:fs/promises';
-import { isNotFound, resources, type KubeClient, messageOf } from '@kfx/kube-runtime';
+import { isNotFound, resources, type KubeClient } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import type { V1Secret } from '@kubernetes/client-node';
 import { unusableOption } from '../commands/options.js';
 import type { NamespacedName } from '../commands/values.js';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { unusableOption } from '../commands/options.js';
 
 export interface KubeconfigInput {

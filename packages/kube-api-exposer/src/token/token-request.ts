@@ -1,7 +1,7 @@
 // Mints a bound service-account token through the TokenRequest API: short-lived, for named
 // audiences, and optionally bound to a Pod so that it dies with the Pod. Nothing is stored in
 // the cluster (unlike a long-lived token Secret).
-import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime';
+import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime/client';
 import type { V1Pod } from '@kubernetes/client-node';
 import { unusableOption } from '../commands/options.js';
 
