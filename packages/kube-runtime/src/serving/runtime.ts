@@ -177,6 +177,7 @@ export class Runtime {
       try {
         await this.start();
       } catch (error) {
+        this.#logger.fatal({ err: error }, 'cannot start');
         stderr(`${name}: cannot start: ${messageOf(error)}\n`);
         return exitCodeOf(error);
       }
@@ -220,7 +221,6 @@ export class Runtime {
     } catch (error) {
       // Asked to stop while starting: a graceful stop, whatever the start made of the abort.
       const stopped = this.#stopping.signal.aborted;
-      if (!stopped) this.#logger.fatal({ err: error }, 'cannot start');
       this.#state = 'stopping';
       await this.#stopComponents(started);
       await this.#ops?.close();
