@@ -1,6 +1,5 @@
 // kfx-controller's command line, kubectl-style where kubectl has the same flag.
-import { parseArgs } from 'node:util';
-import { UsageError, messageOf } from '@kfx/kube-runtime/serving';
+import { parseProcessFlags, UsageError } from '@kfx/kube-runtime/serving';
 
 export const USAGE = `Usage: kfx-controller [--config FILE] [options]
 
@@ -36,27 +35,11 @@ export interface Args {
 const usageError = (message: string) => new UsageError(`${message}\n\n${USAGE}`);
 
 export function parseCommandLine(argv: readonly string[]): Args {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        'metrics-port': { type: 'string' },
-        namespace: { type: 'string' },
-        'leader-elect': { type: 'boolean', default: true },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', default: false },
-      },
-      allowNegative: true,
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw usageError(messageOf(error));
-  }
+  const values = parseProcessFlags(argv, USAGE, {
+    'metrics-port': { type: 'string' },
+    namespace: { type: 'string' },
+    'leader-elect': { type: 'boolean', default: true },
+  });
   const portText = values['metrics-port'] ?? '8080';
   const metricsPort = Number(portText);
   if (!/^\d+$/.test(portText) || metricsPort > 65535) {

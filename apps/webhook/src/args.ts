@@ -1,6 +1,5 @@
 // kfx-webhook's command line; a refusal is a UsageError (exit 2) followed by the usage.
-import { parseArgs } from 'node:util';
-import { messageOf, UsageError } from '@kfx/kube-runtime/serving';
+import { parseProcessFlags, UsageError } from '@kfx/kube-runtime/serving';
 
 export const USAGE = `Usage: kfx-webhook --config FILE
 
@@ -38,23 +37,7 @@ export interface Args {
 }
 
 export function parseCommandLine(argv: readonly string[]): Args {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError(`${messageOf(error)}\n\n${USAGE}`);
-  }
-  const { config, kubeconfig, context, help, version } = values;
+  const { config, kubeconfig, context, help, version } = parseProcessFlags(argv, USAGE, {});
   if (!config && !help && !version) throw new UsageError(`--config FILE is required\n\n${USAGE}`);
   return { config: config ?? '', kubeconfig, context, help, version };
 }

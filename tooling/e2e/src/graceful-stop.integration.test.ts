@@ -8,6 +8,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
+import { admissionReviewFor } from '@kfx/admission-core';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { freePort, kubectl, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -130,19 +131,13 @@ describe('kfx-webhook', () => {
 
   /** An admission whose body is half sent: in flight until `finish()` sends the rest. */
   async function halfSentAdmission(port: number) {
-    const review = JSON.stringify({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
+    const review = JSON.stringify(
+      admissionReviewFor({
         uid: 'in-flight',
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        operation: 'CREATE',
-        namespace: 'team-a',
         userInfo: { username: 'alice' },
         object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'team-a' } },
-      },
-    });
+      }),
+    );
     const socket = connect({ host: '127.0.0.1', port, ca: tls.ca, ALPNProtocols: ['http/1.1'] });
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('secureConnect', resolve));

@@ -99,19 +99,24 @@ describe('graceful close', () => {
 });
 
 describe('under the Runtime of @kfx/kube-runtime', () => {
-  it('drains on SIGTERM, then run() resolves 0', async () => {
-    const gate = gatedWebhook();
-    t = await startTestServer({ webhooks: [gate.webhook] });
-    const server = t.server;
+  /** A Runtime on SIGTERM only, without an ops server, whose exit and stderr are spies. */
+  const testRuntime = () => {
     const exit = vi.fn();
-    const stderr = vi.fn();
     const runtime = new Runtime({
       name: 'webhook',
       ops: false,
       signals: ['SIGTERM'],
       exit,
-      stderr,
+      stderr: vi.fn(),
     });
+    return { runtime, exit };
+  };
+
+  it('drains on SIGTERM, then run() resolves 0', async () => {
+    const gate = gatedWebhook();
+    t = await startTestServer({ webhooks: [gate.webhook] });
+    const server = t.server;
+    const { runtime, exit } = testRuntime();
     runtime.add({ name: 'admission', stop: () => server.close(), ready: () => server.readiness() });
     const code = runtime.run();
     const inFlight = postH1(t.port, '/mutate/slow', body, { ca: t.certs.caCert });
@@ -126,15 +131,7 @@ describe('under the Runtime of @kfx/kube-runtime', () => {
   });
 
   it('exits 1 at once on a second signal', async () => {
-    const exit = vi.fn();
-    const stderr = vi.fn();
-    const runtime = new Runtime({
-      name: 'webhook',
-      ops: false,
-      signals: ['SIGTERM'],
-      exit,
-      stderr,
-    });
+    const { runtime, exit } = testRuntime();
     let release!: () => void;
     const stuck = new Promise<void>((resolve) => (release = resolve));
     runtime.add({ name: 'stuck', stop: () => stuck });

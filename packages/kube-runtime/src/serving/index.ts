@@ -11,6 +11,7 @@ export { describeObject, type DescribedMetadata } from '../describe-object.js';
 export { EXIT, exitCodeOf, runEntry, UsageError } from '../exit-codes.js';
 export { defaultLogger, type Logger } from '../logger.js';
 export { messageOf } from '../message-of.js';
+export { parseProcessFlags } from './process-flags.js';
 export { startOpsServer, type OpsServer, type OpsServerOptions } from './ops-server.js';
 export {
   Runtime,
