@@ -2,10 +2,10 @@
 // kfx-webhook and kfx-controller, and shows what each did. Where the machine can run a real node
 // the pods really run: a container fetches through squid and the UAT suite executes; elsewhere the
 // demo says plainly that kwok simulates them.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { realNodeSupport } from '@kfx/testenv';
+import { realNodeSupport, until } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -47,5 +47,32 @@ describe('kfx demo', () => {
       expect(stdout).toContain('Pods run on kwok: simulated, no container runs');
     }
     expect(stdout).toContain('✓ demo finished');
+  });
+
+  it('stops on Ctrl-C at the end of the step under way, removes everything and exits 130', async () => {
+    const demo = spawn(process.execPath, [main, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    demo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    try {
+      await until(
+        () => stdout.includes('✓ control plane ready at'),
+        'the demo to start its control plane',
+        { timeoutMs: 240_000, saw: () => stdout.split('\n').slice(-3).join('\n') },
+      );
+      demo.kill('SIGINT');
+      expect(await exited).toBe(130);
+    } finally {
+      if (demo.exitCode === null) demo.kill('SIGKILL');
+    }
+    expect(stderr).toContain('kfx: SIGINT: stopping and cleaning up');
+    expect(stderr).toContain('kfx demo: stopped; everything it made is removed');
+    expect(stdout).not.toContain('✓ demo finished');
+    // The apiserver it started is gone with the rest of the control plane.
+    const port = /✓ control plane ready at https:\/\/[\d.]+:(\d+)/.exec(stdout)?.[1];
+    const { stdout: processes } = await run('ps', ['-eo', 'args']);
+    expect(processes).not.toContain(`--secure-port=${port ?? '?'} `);
   });
 });

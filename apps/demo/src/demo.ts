@@ -45,14 +45,34 @@ function clock(): (line: string) => void {
 
 export interface DemoOptions {
   /**
-   * Leave the cluster running (the demo's own apps stopped) until SIGINT or SIGTERM, and print
-   * the line that points kfx, kubectl and helm at it.
+   * Leave the cluster running (the demo's own apps stopped) until `signal` aborts, and print the
+   * line that points kfx, kubectl and helm at it.
    */
-  keep?: boolean;
+  keep?: boolean | undefined;
+  /**
+   * Stops the demo: the step under way ends, then everything it made is removed and runDemo
+   * rejects with the signal's reason. With `keep`, it ends the kept cluster.
+   */
+  signal: AbortSignal;
 }
 
+/** Resolves when `signal` aborts. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else
+      signal.addEventListener(
+        'abort',
+        () => {
+          resolve();
+        },
+        { once: true },
+      );
+  });
+
 /** Runs the demo, printing each step to stdout; sets `process.exitCode` to 1 if the UAT run fails. */
-export async function runDemo(options: DemoOptions = {}): Promise<void> {
+export async function runDemo(options: DemoOptions): Promise<void> {
+  const { signal } = options;
   const log = clock();
   const testenv = await loadTestenv();
   const support = testenv.realNodeSupport();
@@ -65,6 +85,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       ? '\nPods run on a real node: containerd and a kubelet on this machine, nothing pulled.\n'
       : `\nPods run on kwok: simulated, no container runs (no real node here: ${support.reason ?? 'unknown'}).\n`,
   );
+  signal.throwIfAborted();
   const env = await testenv.startControlPlane({
     components: support.available ? ['node'] : ['controller-manager', 'scheduler', 'kwok'],
     progress: (line) => {
@@ -79,6 +100,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     logger: pino({ level: 'silent' }),
   });
   try {
+    signal.throwIfAborted();
     log(`✓ control plane ready at ${env.server}`);
     if (node) {
       log(`✓ real node ${node.name} ready at ${node.ip} (pods on ${node.subnet})`);
@@ -103,8 +125,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
         provisioner: 'nfs.csi.k8s.io',
       },
     ] as never);
+    signal.throwIfAborted();
     apps.push(await startWebhook(testenv, env, proxy, log));
     await waitForWebhook(testenv, client);
+    signal.throwIfAborted();
     apps.push(await startController(testenv, env, proxy, log));
 
     const real = node && egress ? { node, egress } : undefined;
@@ -120,9 +144,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     }
     sections.push(['Storage classes (kfx-webhook, pvc-rewriter)', () => showClaims(client)]);
     for (const [title, show] of sections) {
+      signal.throwIfAborted();
       log(title);
       console.log(`${await show()}\n`);
     }
+    signal.throwIfAborted();
     log('User-acceptance tests (kfx uat run)');
     const print = (line: string) => {
       console.log(line);
@@ -139,10 +165,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     if (options.keep) {
       await handOver(testenv, env, apps);
       console.log(keepMessage(env, await writeCommands(testenv, env), egress));
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await aborted(signal);
     }
   } finally {
     client.close();

@@ -7,6 +7,7 @@ import type * as DemoModule from '@kfx/demo';
 import { messageOf } from '@kfx/kube-runtime/exit';
 import { Command } from 'commander';
 import { CliError } from '../cli-exit.js';
+import { abortOnSignals } from '../cli-signals.js';
 import { globalOptions } from '../cli-options.js';
 
 /** What an installed kfx says to `kfx demo`. */
@@ -79,7 +80,19 @@ Examples:
   $ kfx demo
   $ kfx demo --keep    then, in another shell, the printed export line and: kubectl get profiles`,
     )
-    .action(async (options: DemoModule.DemoOptions) => {
-      await (await loadDemo()).runDemo(options);
+    .action(async (options: { keep?: boolean }) => {
+      const demo = await loadDemo();
+      const signals = abortOnSignals((text) => process.stderr.write(text));
+      try {
+        await demo.runDemo({ keep: options.keep, signal: signals.signal });
+      } catch (error) {
+        // Stopped by Ctrl-C or SIGTERM: the demo removed what it made (130, or 143).
+        if (signals.received() === undefined) throw error;
+        if (!options.keep)
+          process.stderr.write('kfx demo: stopped; everything it made is removed\n');
+        process.exitCode = signals.exitCode();
+      } finally {
+        signals.dispose();
+      }
     });
 }
