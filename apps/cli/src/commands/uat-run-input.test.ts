@@ -138,6 +138,24 @@ describe('runInputFrom', () => {
     expect(only.s3).toEqual({ endpoint: undefined, pathStyle: false });
   });
 
+  it('takes an empty --artifacts or --s3-endpoint as not given, as a pipeline step passes them', () => {
+    const step = runInputFrom(
+      { ...flags, artifacts: ['/kfx-uat/results', ''], s3Endpoint: '' },
+      {},
+      {},
+      readFile,
+    );
+    expect(step).toMatchObject({ artifactsDir: '/kfx-uat/results', artifactsUrl: undefined });
+    expect(step).not.toHaveProperty('s3');
+    const upload = runInputFrom(
+      { ...flags, artifacts: ['/kfx-uat/results', 's3://ci-results/uat/7'], s3Endpoint: ' ' },
+      {},
+      {},
+      readFile,
+    );
+    expect(upload.s3).toEqual({ endpoint: undefined, pathStyle: undefined });
+  });
+
   it('refuses two folders, two s3:// locations, or S3 flags without a location', () => {
     for (const artifacts of [
       ['a', 'b'],

@@ -129,9 +129,13 @@ export function runInputFrom(
   };
 }
 
-/** `--artifacts`: at most one folder and one s3:// location; the S3 flags need the latter. */
+/**
+ * `--artifacts`: at most one folder and one s3:// location; the S3 flags need the latter. An
+ * empty `--artifacts` or `--s3-endpoint` is not given, as a pipeline step's empty parameter.
+ */
 function artifactTargets(flags: RunFlags): Pick<RunInput, 'artifactsDir' | 'artifactsUrl' | 's3'> {
-  const given = flags.artifacts ?? [];
+  const given = (flags.artifacts ?? []).filter(nonEmpty);
+  const s3Endpoint = nonEmpty(flags.s3Endpoint) ? flags.s3Endpoint : undefined;
   const urls = given.filter(isS3Url);
   const dirs = given.filter((value) => !isS3Url(value));
   if (urls.length > 1 || dirs.length > 1) {
@@ -140,7 +144,7 @@ function artifactTargets(flags: RunFlags): Pick<RunInput, 'artifactsDir' | 'arti
     );
   }
   const [artifactsUrl] = urls;
-  if (artifactsUrl === undefined && flags.s3Endpoint !== undefined) {
+  if (artifactsUrl === undefined && s3Endpoint !== undefined) {
     throw new CliError(
       '--s3-endpoint: no s3:// location to upload to: add --artifacts s3://BUCKET/PREFIX',
     );
@@ -150,7 +154,7 @@ function artifactTargets(flags: RunFlags): Pick<RunInput, 'artifactsDir' | 'arti
     artifactsUrl,
     ...(artifactsUrl === undefined
       ? {}
-      : { s3: { endpoint: flags.s3Endpoint, pathStyle: flags.s3PathStyle } }),
+      : { s3: { endpoint: s3Endpoint, pathStyle: flags.s3PathStyle } }),
   };
 }
 
