@@ -3,7 +3,7 @@
 // so `argo submit --from workflowtemplate/kfx-uat -p image=…` works as well as a `templateRef`
 // from another workflow). The suite's exit code is the container's, so the step fails on any
 // non-zero code; uat.log, junit.xml and summary.json are its output artifacts, stored unarchived
-// in the cluster's artifact repository. Argo's executor (the `wait` container) reports outputs
+// in the cluster's artifact repository (kfx's own S3 upload, when asked for, comes on top). Argo's executor (the `wait` container) reports outputs
 // as WorkflowTaskResults under the same ServiceAccount: a Role grants that and nothing else.
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import type { KubeObject } from '@kfx/kube-runtime';
@@ -12,6 +12,7 @@ import {
   STEP_GRACE_SECONDS,
   STEP_PATHS,
   STEP_SECURITY_CONTEXT,
+  stepEnv,
   stepLabels,
   stepServiceAccount,
   uatRunArgs,
@@ -89,7 +90,7 @@ function workflowTemplate(step: ResolvedStep): StepObject {
             image: step.kfxImage,
             command: [...KFX_ENTRYPOINT],
             args: uatRunArgs((name) => `{{inputs.parameters.${name}}}`),
-            env: [{ name: 'CI', value: 'true' }],
+            env: stepEnv('{{inputs.parameters.s3-secret}}'),
             volumeMounts: [
               { name: 'results', mountPath: STEP_PATHS.results },
               { name: 'env', mountPath: STEP_PATHS.env, readOnly: true },

@@ -9,6 +9,11 @@ interface Container {
   image: string;
   command: string[];
   args: string[];
+  env: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef: { name: string; key: string; optional: boolean } };
+  }[];
   volumeMounts: { name: string; mountPath: string }[];
 }
 interface ArgoTemplate {
@@ -41,7 +46,17 @@ const byKind = (objects: readonly object[], kind: string): unknown =>
 /** The value that follows `flag` in an argument list. */
 const after = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
 
-const PARAMETERS = ['image', 'command', 'filter', 'profile', 'env-secret', 'timeout'];
+const PARAMETERS = [
+  'image',
+  'command',
+  'filter',
+  'profile',
+  'env-secret',
+  'timeout',
+  'artifacts',
+  's3-endpoint',
+  's3-secret',
+];
 
 describe('the Argo WorkflowTemplate', () => {
   const objects = pipelineStepObjects('argo');
@@ -107,6 +122,25 @@ describe('the Argo WorkflowTemplate', () => {
     expect(uat.outputs.artifacts.every((a) => a.optional)).toBe(true);
   });
 
+  it('uploads to S3 only when the artifacts parameter is set, with the Secret’s credentials', () => {
+    const args = uat.container.args;
+    // Two --artifacts: the results folder Argo keeps, and the S3 location (empty: none).
+    const targets = args.flatMap((arg, i) => (arg === '--artifacts' ? [args[i + 1]] : []));
+    expect(targets).toEqual(['/kfx-uat/results', '{{inputs.parameters.artifacts}}']);
+    expect(after(args, '--s3-endpoint')).toBe('{{inputs.parameters.s3-endpoint}}');
+    const defaults = Object.fromEntries(uat.inputs.parameters.map((p) => [p.name, p.default]));
+    expect(defaults).toMatchObject({ artifacts: '', 's3-endpoint': '', 's3-secret': 'kfx-uat-s3' });
+    expect(uat.container.env).toEqual([
+      { name: 'CI', value: 'true' },
+      ...['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].map((key) => ({
+        name: key,
+        valueFrom: {
+          secretKeyRef: { name: '{{inputs.parameters.s3-secret}}', key, optional: true },
+        },
+      })),
+    ]);
+  });
+
   it('gives kfx its clean-up time after SIGTERM', () => {
     const patch = JSON.parse(uat.podSpecPatch) as { terminationGracePeriodSeconds: number };
     expect(patch.terminationGracePeriodSeconds).toBe(STEP_GRACE_SECONDS);
@@ -122,6 +156,9 @@ describe('the Argo WorkflowTemplate', () => {
       image: 'registry.corp/uats:1.9',
       filter: 'kfp',
       timeout: '90m',
+      artifacts: 's3://ci-results/uat',
+      s3Endpoint: 'http://minio.ci:9000',
+      s3Secret: 'minio-ci',
     });
     const t = byKind(custom, 'WorkflowTemplate') as WorkflowTemplate;
     expect(t.metadata).toMatchObject({ name: 'uats', namespace: 'ci' });
@@ -132,6 +169,9 @@ describe('the Argo WorkflowTemplate', () => {
       image: 'registry.corp/uats:1.9',
       filter: 'kfp',
       timeout: '90m',
+      artifacts: 's3://ci-results/uat',
+      's3-endpoint': 'http://minio.ci:9000',
+      's3-secret': 'minio-ci',
     });
     for (const object of custom) {
       expect((object as { metadata: { namespace: string } }).metadata.namespace).toBe('ci');
@@ -157,5 +197,12 @@ describe('pipelineStepYaml', () => {
     expect(() => pipelineStepObjects('argo', { name: 'UATs' })).toThrow(/--name: "UATs"/);
     expect(() => pipelineStepObjects('tekton', { envSecret: 'a_b' })).toThrow(/--env-secret/);
     expect(() => pipelineStepObjects('argo', { timeout: 'soon' })).toThrow(/--timeout/);
+    expect(() => pipelineStepObjects('argo', { artifacts: 'results/' })).toThrow(
+      /--artifacts: "results\/" is not an S3 location/,
+    );
+    expect(() => pipelineStepObjects('tekton', { s3Endpoint: 'minio:9000' })).toThrow(
+      /--s3-endpoint: "minio:9000" is not an http\(s\) URL/,
+    );
+    expect(() => pipelineStepObjects('argo', { s3Secret: 'S3' })).toThrow(/--s3-secret: "S3"/);
   });
 });

@@ -9,12 +9,17 @@
 // `--env FOLDER`, not put into the step's environment with envFrom: the runner must hand the
 // suite exactly the Secret's keys, in another namespace, and could not tell them apart from its
 // own environment. The kfx/cli image has no shell, so an empty parameter must mean "not given"
-// to kfx itself: `--filter ""` and `--command ""` do.
-import type { V1ServiceAccount } from '@kubernetes/client-node';
+// to kfx itself: `--filter ""`, `--command ""`, `--artifacts ""` and `--s3-endpoint ""` do.
+//
+// The S3 upload (off by default) takes its credentials from a second optional Secret, as the
+// standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY variables of the step's own environment:
+// those two keys only, so that the Secret cannot set anything else of kfx's.
+import type { V1EnvVar, V1ServiceAccount } from '@kubernetes/client-node';
 import { parseDuration } from './duration.js';
 import { isDnsLabel } from './names.js';
 import { UatInputError } from './outcome.js';
 import { RUN_DEFAULTS } from './run-options.js';
+import { parseS3Url } from './spyglass.js';
 
 export const PIPELINE_FORMATS = ['argo', 'tekton'] as const;
 export type PipelineFormat = (typeof PIPELINE_FORMATS)[number];
@@ -35,6 +40,12 @@ export interface PipelineStepOptions {
   profile?: string | undefined;
   envSecret?: string | undefined;
   timeout?: string | undefined;
+  /** `s3://BUCKET/PREFIX` to upload the results to in Prow's layout; empty: no upload. */
+  artifacts?: string | undefined;
+  /** The S3 endpoint for MinIO and other stores; empty: AWS's (or the AWS_* variables'). */
+  s3Endpoint?: string | undefined;
+  /** The Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; optional. */
+  s3Secret?: string | undefined;
 }
 
 export const PIPELINE_DEFAULTS = {
@@ -47,7 +58,13 @@ export const PIPELINE_DEFAULTS = {
   profile: RUN_DEFAULTS.profile,
   envSecret: 'kfx-uat-env',
   timeout: '1h',
+  artifacts: '',
+  s3Endpoint: '',
+  s3Secret: 'kfx-uat-s3',
 } as const;
+
+/** The keys of the S3 Secret, each the variable of the step's environment it becomes. */
+export const S3_SECRET_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
 
 /** A parameter of the step, the same in both formats. */
 interface StepParameter {
@@ -93,6 +110,9 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
     profile: options.profile ?? D.profile,
     envSecret: options.envSecret ?? D.envSecret,
     timeout: options.timeout ?? D.timeout,
+    artifacts: options.artifacts ?? D.artifacts,
+    s3Endpoint: options.s3Endpoint ?? D.s3Endpoint,
+    s3Secret: options.s3Secret ?? D.s3Secret,
   };
   for (const [value, flag] of [
     [o.name, '--name'],
@@ -100,6 +120,7 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
     [o.serviceAccount, '--service-account'],
     [o.profile, '--profile'],
     [o.envSecret, '--env-secret'],
+    [o.s3Secret, '--s3-secret'],
   ] as const) {
     if (!isDnsLabel(value)) {
       throw new UatInputError(
@@ -108,6 +129,12 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
     }
   }
   parseDuration(o.timeout, '--timeout');
+  if (o.artifacts !== '') parseS3Url(o.artifacts, '--artifacts');
+  if (o.s3Endpoint !== '' && !isHttpUrl(o.s3Endpoint)) {
+    throw new UatInputError(
+      `--s3-endpoint: "${o.s3Endpoint}" is not an http(s) URL, e.g. http://minio.ci:9000`,
+    );
+  }
   const parameters: StepParameter[] = [
     withDefault({ name: 'image', description: "The suite's container image." }, o.image),
     {
@@ -131,6 +158,24 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
       name: 'timeout',
       description: 'For the suite to finish once its Job exists (90s, 5m, 1h30m).',
       default: o.timeout,
+    },
+    {
+      name: 'artifacts',
+      description:
+        "s3://BUCKET/PREFIX to upload the results to in Prow's layout (started.json, build-log.txt, artifacts/junit_uat.xml, finished.json); empty: no upload.",
+      default: o.artifacts,
+    },
+    {
+      name: 's3-endpoint',
+      description:
+        "The S3 endpoint of MinIO and other stores (http://minio.ci:9000); empty: AWS's.",
+      default: o.s3Endpoint,
+    },
+    {
+      name: 's3-secret',
+      description:
+        "A Secret of this namespace with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the upload; optional (without it, the pod's own AWS identity).",
+      default: o.s3Secret,
     },
   ];
   return {
@@ -161,6 +206,21 @@ export function uatRunArgs(ref: (parameter: string) => string): string[] {
     ref('timeout'),
     '--artifacts',
     STEP_PATHS.results,
+    '--artifacts',
+    ref('artifacts'),
+    '--s3-endpoint',
+    ref('s3-endpoint'),
+  ];
+}
+
+/** The step's environment: CI, and the S3 credentials from the optional Secret `secretName`. */
+export function stepEnv(secretName: string): V1EnvVar[] {
+  return [
+    { name: 'CI', value: 'true' },
+    ...S3_SECRET_KEYS.map((key) => ({
+      name: key,
+      valueFrom: { secretKeyRef: { name: secretName, key, optional: true } },
+    })),
   ];
 }
 
@@ -184,6 +244,14 @@ export const STEP_SECURITY_CONTEXT = {
   capabilities: { drop: ['ALL'] },
   seccompProfile: { type: 'RuntimeDefault' },
 };
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
 
 function withDefault(parameter: StepParameter, value: string | undefined): StepParameter {
   return value === undefined ? parameter : { ...parameter, default: value };

@@ -50,6 +50,7 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 interface Step {
   name: string;
   args: string[];
+  env?: { name: string; valueFrom?: { secretKeyRef: { name: string } } }[];
   command?: string[];
   script?: string;
   volumeMounts?: { name: string; mountPath: string }[];
@@ -89,6 +90,9 @@ describe('the Tekton Task, against Tekton’s v1 schema', () => {
       'profile',
       'env-secret',
       'timeout',
+      'artifacts',
+      's3-endpoint',
+      's3-secret',
     ]);
     for (const p of task.spec.params) {
       expect(p.name).toMatch(PARAM_NAME);
@@ -119,8 +123,13 @@ describe('the Tekton Task, against Tekton’s v1 schema', () => {
     }
   });
 
-  it('writes the results into the workspace', () => {
+  it('writes the results into the workspace, and to S3 when the artifacts parameter is set', () => {
     const args = task.spec.steps[0]?.args ?? [];
-    expect(args[args.indexOf('--artifacts') + 1]).toBe('$(workspaces.results.path)');
+    const targets = args.flatMap((arg, i) => (arg === '--artifacts' ? [args[i + 1]] : []));
+    expect(targets).toEqual(['$(workspaces.results.path)', '$(params.artifacts)']);
+    expect(args[args.indexOf('--s3-endpoint') + 1]).toBe('$(params.s3-endpoint)');
+    // Tekton substitutes parameters in a step's secretKeyRef names (container_replacements.go).
+    const names = task.spec.steps[0]?.env?.map((e) => e.valueFrom?.secretKeyRef.name);
+    expect(names).toEqual([undefined, '$(params.s3-secret)', '$(params.s3-secret)']);
   });
 });

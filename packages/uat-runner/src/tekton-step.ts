@@ -8,6 +8,7 @@ import {
   KFX_ENTRYPOINT,
   STEP_PATHS,
   STEP_SECURITY_CONTEXT,
+  stepEnv,
   stepLabels,
   stepServiceAccount,
   uatRunArgs,
@@ -49,7 +50,7 @@ function task(step: ResolvedStep): StepObject {
           args: uatRunArgs((name) => `$(params.${name})`).map((arg) =>
             arg === STEP_PATHS.results ? '$(workspaces.results.path)' : arg,
           ),
-          env: [{ name: 'CI', value: 'true' }],
+          env: stepEnv('$(params.s3-secret)'),
           volumeMounts: [{ name: 'env', mountPath: STEP_PATHS.env, readOnly: true }],
           securityContext: STEP_SECURITY_CONTEXT,
         },

@@ -14,6 +14,9 @@ interface ManifestFlags {
   profile: string;
   envSecret: string;
   timeout: string;
+  artifacts?: string;
+  s3Endpoint?: string;
+  s3Secret: string;
 }
 
 export function printManifests(this: Command): void {

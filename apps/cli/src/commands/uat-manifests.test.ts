@@ -71,7 +71,18 @@ describe('kfx uat manifests', () => {
   });
 
   it('renders the Tekton Task with the same parameters', async () => {
-    const { stdout } = await kfx('uat', 'manifests', '--format', 'tekton', '--timeout', '2h');
+    const { stdout } = await kfx(
+      'uat',
+      'manifests',
+      '--format',
+      'tekton',
+      '--timeout',
+      '2h',
+      '--artifacts',
+      's3://ci-results/uat',
+      '--s3-endpoint',
+      'http://minio.ci:9000',
+    );
     const task = objectsOf(stdout).find((o) => o.kind === 'Task');
     expect(task?.spec?.params?.map((p) => p.name)).toEqual([
       'image',
@@ -80,8 +91,17 @@ describe('kfx uat manifests', () => {
       'profile',
       'env-secret',
       'timeout',
+      'artifacts',
+      's3-endpoint',
+      's3-secret',
     ]);
-    expect(task?.spec?.params?.find((p) => p.name === 'timeout')?.default).toBe('2h');
+    const defaults = Object.fromEntries(task?.spec?.params?.map((p) => [p.name, p.default]) ?? []);
+    expect(defaults).toMatchObject({
+      timeout: '2h',
+      artifacts: 's3://ci-results/uat',
+      's3-endpoint': 'http://minio.ci:9000',
+      's3-secret': 'kfx-uat-s3',
+    });
   });
 
   it('exits 2 naming the flag, without --format or with a bad name', async () => {
@@ -98,6 +118,12 @@ describe('kfx uat manifests', () => {
       code: 2,
       stderr: expect.stringContaining('--name: "UAT"') as unknown,
     });
+    await expect(
+      kfx('uat', 'manifests', '--format', 'argo', '--artifacts', 'results/'),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--artifacts: "results/" is not an S3 location') as unknown,
+    });
   });
 
   it('teaches with --help: the commands that install and run the step', async () => {
@@ -105,5 +131,6 @@ describe('kfx uat manifests', () => {
     expect(stdout).toContain('kfx uat manifests --format argo | kubectl apply -f -');
     expect(stdout).toContain('argo submit -n kfx-system --from workflowtemplate/kfx-uat');
     expect(stdout).toContain('kfx uat rbac --service-account kfx-system:kfx-uat');
+    expect(stdout).toContain('-p artifacts=s3://ci-results/uat/$BUILD_ID');
   });
 });

@@ -30,6 +30,16 @@ export function uatManifestsCommand(): Command {
     .option('--profile <name>', 'the test Profile', D.profile)
     .option('--env-secret <name>', "the Secret of the suite's variables (optional)", D.envSecret)
     .option('--timeout <duration>', 'for the suite to finish', D.timeout)
+    .option(
+      '--artifacts <url>',
+      "s3://BUCKET/PREFIX to upload the results to in Prow's layout (default: none, no upload)",
+    )
+    .option('--s3-endpoint <url>', 'the S3 endpoint of MinIO and other stores (default: AWS)')
+    .option(
+      '--s3-secret <name>',
+      'the Secret of the upload credentials, keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (optional)',
+      D.s3Secret,
+    )
     .addHelpText(
       'after',
       `
@@ -39,6 +49,10 @@ Examples:
   $ kubectl -n kfx-system create secret generic kfx-uat-env --from-env-file=params.env
   $ argo submit -n kfx-system --from workflowtemplate/kfx-uat \\
       -p image=registry.corp/kubeflow-uats:1.9 -p command="pytest -x tests/" -p filter=kfp --watch
+  $ kubectl -n kfx-system create secret generic kfx-uat-s3 \\
+      --from-literal=AWS_ACCESS_KEY_ID=… --from-literal=AWS_SECRET_ACCESS_KEY=…
+  $ argo submit -n kfx-system --from workflowtemplate/kfx-uat -p image=registry.corp/kubeflow-uats:1.9 \\
+      -p artifacts=s3://ci-results/uat/$BUILD_ID -p s3-endpoint=http://minio.ci:9000 --watch
   $ kfx -n ci uat manifests --format tekton --kfx-image registry.corp/kfx/cli:0.4.0 \\
       --service-account uat-runner | kubectl apply -f -
 
@@ -47,10 +61,13 @@ WorkflowTemplate and a Role and RoleBinding that let Argo's executor report the 
 (workflowtaskresults); for tekton, the Task (a TaskRun sets serviceAccountName). The identity
 needs the rights \`kfx uat rbac --service-account NAMESPACE:NAME\` prints as well.
 
-Parameters, the same in both: image, command, filter, profile, env-secret, timeout. The step
-runs \`kfx uat run\` with them; an empty command or filter means none. The Secret's keys are the
-suite's variables (kubectl create secret generic NAME --from-env-file=params.env); a missing
-Secret means none.
+Parameters, the same in both: image, command, filter, profile, env-secret, timeout, artifacts,
+s3-endpoint, s3-secret. The step runs \`kfx uat run\` with them; an empty command, filter,
+artifacts or s3-endpoint means none. The env Secret's keys are the suite's variables (kubectl
+create secret generic NAME --from-env-file=params.env); a missing Secret means none. With
+artifacts=s3://BUCKET/PREFIX the step also uploads its results in Prow's layout (started.json,
+build-log.txt, artifacts/junit_uat.xml, finished.json), with the keys AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY of the s3-secret Secret as credentials (missing: the pod's own identity).
 
 Results: the step fails when kfx exits non-zero (1: the suite failed, 2: it could not run,
 143: stopped, after cleaning up). uat.log, junit.xml and summary.json are the Argo step's output
