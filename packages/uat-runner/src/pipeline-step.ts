@@ -64,7 +64,7 @@ export const PIPELINE_DEFAULTS = {
 } as const;
 
 /** The keys of the S3 Secret, each the variable of the step's environment it becomes. */
-export const S3_SECRET_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
+const S3_SECRET_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
 
 /** A parameter of the step, the same in both formats. */
 interface StepParameter {

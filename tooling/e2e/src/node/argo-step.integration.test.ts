@@ -2,10 +2,14 @@
 // (an image on the real node), both built from the Go module by the test bed, run Workflows made
 // from the WorkflowTemplate `kfx uat manifests --format argo` prints, whose step runs the kfx/cli
 // image (what `npm run images` builds) under the ServiceAccount `kfx uat rbac` binds, and runs a
-// real suite on the node. A passing suite makes a Succeeded Workflow whose artifacts (JUnit, log,
-// summary) reached the artifact repository; a failing one a Failed Workflow with exit code 1; a
-// Workflow stopped mid-run (`argo stop`: spec.shutdown) has kfx clean up, leaving no Profile,
-// namespace, Job or Secret of kfx's, and no Argo pod once the Workflows are deleted.
+// real suite on the node. One real S3 server (versitygw, on the host's address of the node's
+// network) is both Argo's artifact repository and where the step uploads with the template's
+// artifacts, s3-endpoint and s3-secret parameters, in Prow's layout. A passing suite makes a
+// Succeeded Workflow; a failing one a Failed Workflow with exit code 1; a Workflow stopped mid-run
+// (`argo stop`: spec.shutdown) has kfx upload an aborted run and clean up, leaving no Profile,
+// namespace, Job or Secret of kfx's, and no Argo pod once the Workflows are deleted. Each run's
+// Prow files and Argo's output artifacts are read back from the bucket (of a stopped run, Argo
+// saves only the log so far: its executor does not wait for kfx once stopped).
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { APP_IMAGES, buildAppImage, containersUnavailable, ensureBaseImage } from '@kfx/images';
@@ -14,18 +18,22 @@ import {
   kubectl,
   startArgo,
   startControlPlane,
+  startS3Server,
   waitFor,
   type Argo,
   type ControlPlane,
+  type S3Server,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApp } from '../apps.js';
 import { exists, getJson, listJson } from '../cluster.js';
-import { startArtifactRepository, type ArtifactRepository } from './artifact-repository.js';
 import { onRealNode, realNodeAvailable } from './pods.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kfx-system';
+const BUCKET = 'ci-results';
+/** The Secret of the S3 credentials: the template's default s3-secret, also Argo's. */
+const S3_SECRET = 'kfx-uat-s3';
 const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
 const title = noImages
   ? `kfx uat run as an Argo step on a real node (skipped: ${noImages})`
@@ -62,7 +70,7 @@ interface Workflow {
 
 let env: ControlPlane;
 let argo: Argo | undefined;
-let repository: ArtifactRepository | undefined;
+let s3: S3Server | undefined;
 let suiteImage = '';
 
 async function kfxYaml(args: readonly string[]): Promise<string> {
@@ -86,6 +94,9 @@ async function submit(name: string, variables: Record<string, string>): Promise<
     image: suiteImage,
     command: 'sh /suite/run.sh',
     'env-secret': `${name}-env`,
+    // The pod reaches the server on the host's address of the node's network, with no proxy.
+    artifacts: `s3://${BUCKET}/uat/${name}`,
+    's3-endpoint': bucket().endpoints[1] ?? '',
   };
   await kubectl(
     env.kubeconfigPath,
@@ -120,11 +131,37 @@ function finished(name: string): Promise<Workflow> {
 const stepOf = (workflow: Workflow) =>
   Object.values(workflow.status?.nodes ?? {}).find((n) => n.type === 'Pod');
 
-/** What the repository received for the Workflow, by file name. */
-function uploadsOf(name: string): Map<string, string> {
+function bucket(): S3Server {
+  if (!s3) throw new Error('the S3 server did not start');
+  return s3;
+}
+
+/** The objects under `prefix` in the bucket, by key relative to it. */
+async function objectsUnder(prefix: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  for (const [path, body] of repository?.uploads() ?? []) {
-    if (path.includes(`/${name}/`)) files.set(path.split('/').pop() ?? '', body.toString());
+  for (const key of await bucket().listKeys(BUCKET, prefix)) {
+    const object = await bucket().getObject(BUCKET, key);
+    files.set(key.slice(prefix.length), object?.body.toString() ?? '');
+  }
+  return files;
+}
+
+/** What kfx uploaded for the Workflow `name`, in Prow's layout, and finished.json read. */
+async function spyglassOf(name: string) {
+  const files = await objectsUnder(`uat/${name}/`);
+  const finishedJson = JSON.parse(files.get('finished.json') ?? '{}') as {
+    passed?: boolean;
+    result?: string;
+    metadata?: Record<string, string>;
+  };
+  return { files, finishedJson };
+}
+
+/** Argo's output artifacts of the Workflow `name` (the repository's keyFormat), by file name. */
+async function argoOutputsOf(name: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const [key, body] of await objectsUnder(`argo/${name}/`)) {
+    files.set(key.split('/').pop() ?? '', body);
   }
   return files;
 }
@@ -154,18 +191,33 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       name: 'kfx.test/uat-suite:1',
       entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
     });
-    repository = await startArtifactRepository(node.hostIp);
-    argo = await startArgo(env, { artifactRepository: repository.config('artifact-repository') });
+    s3 = await startS3Server({ addresses: ['127.0.0.1', node.hostIp], buckets: [BUCKET] });
+    // Argo's S3 driver, on the same server: the executor (the pod's wait container) uploads.
+    const credential = (key: string) => ({ name: S3_SECRET, key });
+    argo = await startArgo(env, {
+      artifactRepository: {
+        s3: {
+          endpoint: `${node.hostIp}:${String(s3.port)}`,
+          bucket: BUCKET,
+          region: s3.region,
+          insecure: true,
+          keyFormat: 'argo/{{workflow.name}}/{{pod.name}}',
+          accessKeySecret: credential('AWS_ACCESS_KEY_ID'),
+          secretKeySecret: credential('AWS_SECRET_ACCESS_KEY'),
+        },
+      },
+    });
     await kubectl(env.kubeconfigPath, ['create', 'namespace', NAMESPACE]);
+    // As the READMEs say: the upload's credentials under the standard AWS names.
     await kubectl(env.kubeconfigPath, [
       '-n',
       NAMESPACE,
       'create',
       'secret',
       'generic',
-      'artifact-repository',
-      '--from-literal=username=argo',
-      '--from-literal=password=artifacts',
+      S3_SECRET,
+      `--from-literal=AWS_ACCESS_KEY_ID=${s3.accessKeyId}`,
+      `--from-literal=AWS_SECRET_ACCESS_KEY=${s3.secretAccessKey}`,
     ]);
     // As the READMEs say: the identity, then the step.
     await applyManifests(
@@ -180,11 +232,11 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   afterAll(async () => {
     await argo?.stop();
-    await repository?.stop();
+    await s3?.stop();
     await env.stop();
   });
 
-  it('passes: the Workflow Succeeded, with the JUnit, log and summary in the repository', async () => {
+  it('passes: the Workflow Succeeded, its run and Argo’s artifacts in the bucket', async () => {
     await submit('uat-pass', {});
     const workflow = await finished('uat-pass');
     expect(workflow.status?.phase, JSON.stringify(workflow.status)).toBe('Succeeded');
@@ -195,28 +247,55 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       'log',
       'summary',
     ]);
-    const files = uploadsOf('uat-pass');
-    expect(files.get('junit.xml')).toContain('<testsuite name="uats" tests="1" failures="0"');
-    expect(files.get('uat.log')).toContain('tests/test_mode.py::test_mode PASSED');
-    expect(JSON.parse(files.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'passed' });
+    const { files, finishedJson } = await spyglassOf('uat-pass');
+    expect([...files.keys()].sort()).toEqual([
+      'artifacts/junit_uat.xml',
+      'artifacts/summary.json',
+      'build-log.txt',
+      'finished.json',
+      'started.json',
+    ]);
+    expect(JSON.parse(files.get('started.json') ?? '{}')).toMatchObject({
+      metadata: { profile: 'test-kubeflow', image: suiteImage },
+    });
+    expect(finishedJson).toMatchObject({
+      passed: true,
+      result: 'SUCCESS',
+      metadata: { outcome: 'passed' },
+    });
+    expect(files.get('build-log.txt')).toContain('tests/test_mode.py::test_mode PASSED');
+    expect(files.get('artifacts/junit_uat.xml')).toContain('tests="1" failures="0"');
+    const outputs = await argoOutputsOf('uat-pass');
+    expect(outputs.get('junit.xml')).toContain('<testsuite name="uats" tests="1" failures="0"');
+    expect(outputs.get('uat.log')).toContain('tests/test_mode.py::test_mode PASSED');
+    expect(JSON.parse(outputs.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'passed' });
     await nothingOfKfxLeft();
   });
 
-  it('fails: the Workflow Failed with the suite’s exit code 1, the failing JUnit kept', async () => {
+  it('fails: the Workflow Failed with the suite’s exit code 1, the failing JUnit in the bucket', async () => {
     await submit('uat-fail', { SUITE_MODE: 'fail' });
     const workflow = await finished('uat-fail');
     expect(workflow.status?.phase, JSON.stringify(workflow.status)).toBe('Failed');
     const step = stepOf(workflow);
     expect(step?.outputs?.exitCode).toBe('1');
     expect(step?.message).toContain('exit code 1');
-    expect(uploadsOf('uat-fail').get('junit.xml')).toContain('<failure message="asked to fail"/>');
-    expect(JSON.parse(uploadsOf('uat-fail').get('summary.json') ?? '{}')).toMatchObject({
-      outcome: 'failed',
+    const { files, finishedJson } = await spyglassOf('uat-fail');
+    expect(files.has('started.json')).toBe(true);
+    expect(finishedJson).toMatchObject({
+      passed: false,
+      result: 'FAILURE',
+      metadata: { outcome: 'failed', 'exit-code': '1' },
     });
+    expect(files.get('build-log.txt')).toContain('tests/test_mode.py::test_mode FAILED');
+    expect(files.get('artifacts/junit_uat.xml')).toContain('<failure message="asked to fail"/>');
+    const outputs = await argoOutputsOf('uat-fail');
+    expect(outputs.get('junit.xml')).toContain('<failure message="asked to fail"/>');
+    expect(outputs.get('uat.log')).toContain('tests/test_mode.py::test_mode FAILED');
+    expect(JSON.parse(outputs.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'failed' });
     await nothingOfKfxLeft();
   });
 
-  it('stopped mid-run (argo stop): kfx cleans up, and nothing is left behind', async () => {
+  it('stopped mid-run (argo stop): kfx uploads an aborted run, cleans up, leaves nothing', async () => {
     await submit('uat-stop', { SUITE_SLEEP: '600' });
     // The suite runs on the node in the test namespace.
     await waitFor(
@@ -250,6 +329,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       ['pods', '-l', 'workflows.argoproj.io/workflow=uat-stop'],
       NAMESPACE,
     );
+    // The step's container and Argo's executor (the outputs are saved once it has ended).
     const main = await waitFor(
       async () => {
         const now = await getJson<V1Pod>(
@@ -257,12 +337,15 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
           ['pod', pod?.metadata?.name ?? ''],
           NAMESPACE,
         );
-        const state = now.status?.containerStatuses?.find((c) => c.name === 'main')?.state;
-        return state?.terminated
-          ? { done: true, value: state.terminated }
-          : { done: false, saw: JSON.stringify(state ?? {}) };
+        const states = Object.fromEntries(
+          (now.status?.containerStatuses ?? []).map((c) => [c.name, c.state]),
+        );
+        const step = states.main?.terminated;
+        return step && states.wait?.terminated
+          ? { done: true, value: step }
+          : { done: false, saw: JSON.stringify(states) };
       },
-      { description: 'the kfx step to end', timeoutMs: 300_000, intervalMs: 1000 },
+      { description: 'the kfx step and the executor to end', timeoutMs: 300_000, intervalMs: 1000 },
     );
     const log = await kubectl(env.kubeconfigPath, [
       'logs',
@@ -274,6 +357,27 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     ]);
     expect(main.exitCode, log).toBe(143);
     await nothingOfKfxLeft(log);
+    // Before cleaning up, kfx wrote the run off as aborted, with the suite's log so far.
+    const { files, finishedJson } = await spyglassOf('uat-stop');
+    expect(files.has('started.json'), log).toBe(true);
+    expect(finishedJson, log).toMatchObject({
+      passed: false,
+      result: 'ABORTED',
+      metadata: { outcome: 'interrupted' },
+    });
+    expect(files.get('build-log.txt')).toContain('suite running');
+    // Argo's executor saves the outputs as soon as the stop reaches it (its wait ends on
+    // SIGTERM), without waiting for kfx: the log so far, before summary.json exists.
+    const outputs = await argoOutputsOf('uat-stop');
+    const executorLog = await kubectl(env.kubeconfigPath, [
+      'logs',
+      '-n',
+      NAMESPACE,
+      pod?.metadata?.name ?? '',
+      '-c',
+      'wait',
+    ]);
+    expect(outputs.get('uat.log'), executorLog).toContain('suite running');
     // The Workflows deleted, their pods go with them: no Argo pod is left.
     await kubectl(env.kubeconfigPath, ['-n', NAMESPACE, 'delete', 'workflows', '--all', '--wait']);
     await waitFor(
