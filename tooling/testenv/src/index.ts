@@ -72,6 +72,12 @@ export {
   type ProbeResult,
 } from './health.js';
 export {
+  helmSchemaOf,
+  withGeneratedParts,
+  type GeneratedPart,
+  type JsonSchema,
+} from './chart-schema.js';
+export {
   helm,
   KUBE_VERSION,
   renderChart,
