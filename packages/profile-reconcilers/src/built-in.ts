@@ -1,8 +1,9 @@
 // The reconcilers kfx ships, by the key that enables them under `reconcilers:`, in the order
 // they run: the namespace first, since everything else lives in it.
 import { ConfigError } from '@kfx/kube-runtime';
+import type { z } from 'zod';
 import { enabler, type Enabler } from './enable.js';
-import type { EnabledReconciler } from './reconciler.js';
+import type { EnabledReconciler, ProfileReconciler } from './reconciler.js';
 import { limitRangeReconciler } from './reconcilers/limit-range.js';
 import { namespaceReconciler } from './reconcilers/namespace.js';
 import { networkPoliciesReconciler } from './reconcilers/network-policies.js';
@@ -13,19 +14,39 @@ import { rbacReconciler } from './reconcilers/rbac.js';
 import { secretsReconciler } from './reconcilers/secrets.js';
 import { templatesReconciler } from './reconcilers/templates.js';
 
-const BUILT_IN: readonly (readonly [string, Enabler])[] = [
-  [namespaceReconciler.name, enabler(namespaceReconciler)],
-  [quotasReconciler.name, enabler(quotasReconciler)],
-  [profileQuotaReconciler.name, enabler(profileQuotaReconciler)],
-  [limitRangeReconciler.name, enabler(limitRangeReconciler)],
-  [rbacReconciler.name, enabler(rbacReconciler)],
-  [networkPoliciesReconciler.name, enabler(networkPoliciesReconciler)],
-  [proxyConfigReconciler.name, enabler(proxyConfigReconciler)],
-  [secretsReconciler.name, enabler(secretsReconciler)],
-  [templatesReconciler.name, enabler(templatesReconciler)],
+interface BuiltIn {
+  name: string;
+  enable: Enabler;
+  configSchema: z.ZodType;
+}
+
+const builtIn = <Config, Prepared>(reconciler: ProfileReconciler<Config, Prepared>): BuiltIn => ({
+  name: reconciler.name,
+  enable: enabler(reconciler),
+  configSchema: reconciler.configSchema,
+});
+
+const BUILT_IN: readonly BuiltIn[] = [
+  builtIn(namespaceReconciler),
+  builtIn(quotasReconciler),
+  builtIn(profileQuotaReconciler),
+  builtIn(limitRangeReconciler),
+  builtIn(rbacReconciler),
+  builtIn(networkPoliciesReconciler),
+  builtIn(proxyConfigReconciler),
+  builtIn(secretsReconciler),
+  builtIn(templatesReconciler),
 ];
 
-const BUILT_IN_NAMES: readonly string[] = BUILT_IN.map(([name]) => name);
+/**
+ * The schema each built-in reconciler checks its settings with, by its key under `reconcilers:`,
+ * in running order: what a chart's values schema is generated from.
+ */
+export const BUILT_IN_CONFIG_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map(
+  BUILT_IN.map(({ name, configSchema }) => [name, configSchema]),
+);
+
+const BUILT_IN_NAMES: readonly string[] = BUILT_IN.map(({ name }) => name);
 
 /** What runs when the config does not say: these two, with their documented defaults. */
 export const DEFAULT_RECONCILERS: Readonly<Record<string, unknown>> = {
@@ -62,7 +83,7 @@ export function enableBuiltInReconcilers(
     }
   }
   const enabled: EnabledReconciler[] = [];
-  for (const [name, enable] of BUILT_IN) {
+  for (const { name, enable } of BUILT_IN) {
     if (!(name in entries) || entries[name] === false) continue;
     try {
       enabled.push(

@@ -2,7 +2,12 @@
 // from a config mapping, defining your own reconciler (and the types it is written against), the
 // namespace rules, the Profile selector, and the names the controller writes on objects. The
 // built-in reconcilers' parts (label parsing, policy tables, the template engine) stay internal.
-export { DEFAULT_RECONCILERS, enableBuiltInReconcilers, type EnableOptions } from './built-in.js';
+export {
+  BUILT_IN_CONFIG_SCHEMAS,
+  DEFAULT_RECONCILERS,
+  enableBuiltInReconcilers,
+  type EnableOptions,
+} from './built-in.js';
 export {
   createProfileController,
   ProfileController,
