@@ -183,6 +183,41 @@ describe('the chart, rendered', () => {
       /replicaCount above 1 needs leaderElection\.enabled/,
     );
   });
+
+  it("refuses at helm lint and template what kfx-controller would refuse in a reconciler's settings", async () => {
+    // The reconcilers' part of values.schema.json is generated from their zod schemas.
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { quotas: { labelPrefx: 'quotas.example.com' } },
+        /\/config\/reconcilers\/quotas'.*additional properties 'labelPrefx' not allowed/,
+      ],
+      [
+        { 'profile-quota': { name: 'Team_Quota' } },
+        /\/config\/reconcilers\/profile-quota\/name'.*does not match pattern/,
+      ],
+      [
+        { templates: { maxObjects: 0 } },
+        /\/config\/reconcilers\/templates\/maxObjects'.*minimum: got 0, want 1/,
+      ],
+      [
+        { 'network-policies': { preset: 'strict' } },
+        /\/config\/reconcilers\/network-policies\/preset'.*value must be one of/,
+      ],
+      [{ rbac: {} }, /\/config\/reconcilers\/rbac'.*missing propert(y|ies).*bindings/],
+      [{ limitrange: true }, /\/config\/reconcilers\/limitrange'/],
+    ];
+    for (const [reconcilers, message] of cases) {
+      const values = { config: { reconcilers } };
+      await expect(render(values), JSON.stringify(reconcilers)).rejects.toThrow(message);
+      const lint = await withValuesFile(values, (file) =>
+        runHelm(['lint', CHART, '--kube-version', KUBE_VERSION, '--values', file]),
+      );
+      expect(lint.code, JSON.stringify(reconcilers)).not.toBe(0);
+      expect(lint.stdout, JSON.stringify(reconcilers)).toMatch(message);
+    }
+    // Turned off, or left empty for its defaults, as before.
+    await render({ config: { reconcilers: { quotas: false, 'profile-quota': null } } });
+  });
 });
 
 describe('the chart on a real control plane', () => {
