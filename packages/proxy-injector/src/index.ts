@@ -2,6 +2,7 @@
 // the offline preview (and the one-shot network discovery it can use), the webhook registration,
 // the injection audit, and the annotation/label names users write in manifests. The building
 // blocks behind them (address and CIDR maths, NO_PROXY merging, notes, line diffs) stay internal.
+export { proxyInjectorApiRules } from './api-rules.js';
 export {
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,

@@ -18,6 +18,7 @@ import {
   missingBundle,
   type CaBundleState,
 } from './ca-bundle.js';
+import { apiReadsOf } from './api-rules.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { ClusterDiscovery } from './discovery/cluster-discovery.js';
 import { guessReporter } from './discovery/guess-report.js';
@@ -80,13 +81,9 @@ function injectionScope(request: MutatingRequest<Pod>): InjectionScope | undefin
 
 /** The API-backed parts of the injector, each present only when configured and possible. */
 function caches(config: ProxyInjectorConfig, client: KubeClient | undefined, log: Logger) {
-  const wanted = [
-    config.namespaceConfigMap !== undefined && 'namespaceConfigMap',
-    config.caBundle !== undefined && 'caBundle',
-    config.readEnvFrom && 'readEnvFrom',
-    config.discover && 'discover',
-  ].filter((key): key is string => key !== false);
+  const reads = apiReadsOf(config);
   if (!client) {
+    const wanted = Object.entries(reads).flatMap(([key, on]) => (on ? [key] : []));
     if (wanted.length > 0) {
       log.warn(
         { off: wanted },
@@ -95,22 +92,23 @@ function caches(config: ProxyInjectorConfig, client: KubeClient | undefined, log
     }
     return {};
   }
-  const { caBundle } = config;
+  const { caBundle, namespaceConfigMap } = config;
   return {
     overrides:
-      config.namespaceConfigMap === undefined
-        ? undefined
-        : new NamespaceOverrides(client, config.namespaceConfigMap, log),
-    bundles: caBundle
-      ? new NamedConfigMaps<CaBundleState>(client, caBundle.configMap, {
-          logger: log,
-          dropData: true,
-          read: (configMap) => caBundleStateOf(configMap, caBundle),
-        })
-      : undefined,
-    discovery: config.discover ? new ClusterDiscovery(client, log) : undefined,
-    readEnvFrom: config.readEnvFrom
-      ? createEnvFromReader(client, { ignore: config.namespaceConfigMap })
+      reads.namespaceConfigMap && namespaceConfigMap !== undefined
+        ? new NamespaceOverrides(client, namespaceConfigMap, log)
+        : undefined,
+    bundles:
+      reads.caBundle && caBundle
+        ? new NamedConfigMaps<CaBundleState>(client, caBundle.configMap, {
+            logger: log,
+            dropData: true,
+            read: (configMap) => caBundleStateOf(configMap, caBundle),
+          })
+        : undefined,
+    discovery: reads.discover ? new ClusterDiscovery(client, log) : undefined,
+    readEnvFrom: reads.readEnvFrom
+      ? createEnvFromReader(client, { ignore: namespaceConfigMap })
       : undefined,
   };
 }

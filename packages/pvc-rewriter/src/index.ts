@@ -2,6 +2,7 @@
 // the offline preview, the webhook registration, and the names users write in manifests, configs
 // and alerts (claim annotations, the `<default>`/`<unset>` class tokens, the skipped-claims
 // metric). Rule matching, label selectors and the data-source checks behind them stay internal.
+export { pvcRewriterApiRules } from './api-rules.js';
 export type { Readiness } from './cluster-state.js';
 export {
   parsePvcRewriterConfig,

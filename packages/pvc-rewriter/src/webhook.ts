@@ -10,6 +10,7 @@ import {
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
+import { watchesNamespaces } from './api-rules.js';
 import { ClusterState, type Readiness } from './cluster-state.js';
 import type { PvcRewriterConfig } from './config.js';
 import { countSkipped, skippedClaims } from './metrics.js';
@@ -45,7 +46,7 @@ export function createPvcRewriter(
 ): PvcRewriterWebhook {
   const log = options.logger ?? pino({ name: 'kfx-pvc-rewriter', level: 'info' });
   const { rules } = config;
-  const watchNamespaces = rules.some((rule) => rule.namespaceSelector !== undefined);
+  const watchNamespaces = watchesNamespaces(config);
   const state = options.client
     ? new ClusterState(options.client, { watchNamespaces, logger: log })
     : undefined;
