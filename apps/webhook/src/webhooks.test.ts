@@ -111,6 +111,7 @@ describe('createWebhooks', () => {
             return { allowed: true };
           },
         }),
+      apiRules: () => [],
     };
     const handlers: HandlerFactory[] = [...HANDLERS, labeller];
     const config = parseConfig({ tls, labeller: { value: 'a' } }, handlers);

@@ -1,17 +1,19 @@
 // Which webhooks kfx-webhook serves: one handler factory per configuration section. Each factory
-// brings the schema of its section and builds its admission-core webhook from the parsed values,
-// so mounting a handler is one entry in HANDLERS.
+// brings the schema of its section, builds its admission-core webhook from the parsed values and
+// says which API rights those values need, so mounting a handler is one entry in HANDLERS.
 import { defineMutatingWebhook, type Webhook } from '@kfx/admission-core';
 import type { KubeClient } from '@kfx/kube-runtime/client';
 import {
   createProxyInjector,
   PROXY_INJECTOR_NAME,
+  proxyInjectorApiRules,
   proxyInjectorConfigSchema,
   type ProxyInjectorConfig,
 } from '@kfx/proxy-injector';
 import {
   createPvcRewriter,
   PVC_REWRITER_NAME,
+  pvcRewriterApiRules,
   pvcRewriterConfigSchema,
   type PvcRewriterConfig,
 } from '@kfx/pvc-rewriter';
@@ -27,6 +29,14 @@ export interface HandlerContext {
   registry: Registry;
 }
 
+/** A ClusterRole rule (rbac.authorization.k8s.io/v1 PolicyRule). */
+export interface ApiRule {
+  apiGroups?: string[] | undefined;
+  resources?: string[] | undefined;
+  resourceNames?: string[] | undefined;
+  verbs: string[];
+}
+
 export interface HandlerFactory<C = unknown> {
   /** The configuration section, e.g. `proxyInjector`. */
   section: string;
@@ -34,6 +44,8 @@ export interface HandlerFactory<C = unknown> {
   schema: z.ZodType<C>;
   /** Builds the webhook from the parsed section, or from nothing when the file has none. */
   create(config: C | undefined, context: HandlerContext): Webhook;
+  /** The ClusterRole rules the webhook `create` builds from this section reads with; none without. */
+  apiRules(config: C | undefined): ApiRule[];
 }
 
 /**
@@ -61,6 +73,7 @@ const proxyInjector: HandlerFactory<ProxyInjectorConfig> = {
     config
       ? createProxyInjector(config, { logger, client, registry })
       : disabled(PROXY_INJECTOR_NAME, 'proxyInjector', logger),
+  apiRules: (config) => (config ? proxyInjectorApiRules(config) : []),
 };
 
 const pvcRewriter: HandlerFactory<PvcRewriterConfig> = {
@@ -70,6 +83,7 @@ const pvcRewriter: HandlerFactory<PvcRewriterConfig> = {
     config
       ? createPvcRewriter(config, { logger, client, registry })
       : disabled(PVC_REWRITER_NAME, 'pvcRewriter', logger),
+  apiRules: (config) => (config ? pvcRewriterApiRules(config) : []),
 };
 
 export const HANDLERS: readonly HandlerFactory[] = [proxyInjector, pvcRewriter];
@@ -81,4 +95,15 @@ export function createWebhooks(
   context: HandlerContext,
 ): Webhook[] {
   return handlers.map((handler) => handler.create(sections[handler.section], context));
+}
+
+/**
+ * The ClusterRole rules kfx-webhook needs with these parsed sections: each handler's, in order
+ * (the chart's ClusterRole is tested against them).
+ */
+export function apiRules(
+  sections: Record<string, unknown>,
+  handlers: readonly HandlerFactory[],
+): ApiRule[] {
+  return handlers.flatMap((handler) => handler.apiRules(sections[handler.section]));
 }

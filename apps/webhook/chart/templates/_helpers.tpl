@@ -35,20 +35,26 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- printf "%s-serving" (include "kfx-webhook.fullname" .) -}}
 {{- end -}}
 
-{{/* The kfx-webhook configuration file (see the app's README). */}}
+{{/*
+The kfx-webhook configuration file (see the app's README). A handler that is not enabled gets no
+section: its caches would need the API rights the chart then does not grant.
+*/}}
 {{- define "kfx-webhook.config" -}}
 {{- $config := dict "port" .Values.port "metricsPort" .Values.metricsPort "logLevel" .Values.logLevel "shutdownTimeoutMs" .Values.shutdownTimeoutMs -}}
 {{- $tls := dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key" -}}
 {{- if .Values.tls.clientCaConfigMap }}{{ $_ := set $tls "clientCaFile" "/etc/kfx-webhook/client-ca/ca.crt" }}{{ end -}}
 {{- $_ := set $config "tls" $tls -}}
 {{- if .Values.limits }}{{ $_ := set $config "limits" .Values.limits }}{{ end -}}
-{{- if .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
-{{- if .Values.pvcRewriter.config.rules }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}
+{{- if and .Values.proxyInjector.enabled .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
+{{- if and .Values.pvcRewriter.enabled .Values.pvcRewriter.config.rules }}{{ $_ := set $config "pvcRewriter" .Values.pvcRewriter.config }}{{ end -}}
 {{- toYaml $config -}}
 {{- end -}}
 
 {{/*
-What the webhook reads from the API, as ClusterRole rules (YAML list; empty when nothing):
+What the webhook reads from the API, as ClusterRole rules (YAML list; empty when nothing). The
+code decides (each handler's apiRules() in @kfx/proxy-injector and @kfx/pvc-rewriter, from its
+parsed section); src/api-rules.integration.test.ts renders this for a table of values and fails
+where it grants other rules than the code computes from the rendered configuration:
 StorageClasses for pvc-rewriter's missing-class warning, Namespaces when a rule selects by
 namespace labels; for proxy-injector, ConfigMaps (list/watch for the per-namespace overrides and
 the proxy CA bundle, get for the ConfigMaps Pods name in envFrom unless readEnvFrom is false),
