@@ -1,9 +1,9 @@
-// A complete controller on @kfx/kube-runtime, as the README shows it: every namespace labelled
-// `kfx.dev/tenant` gets a ConfigMap `proxy-env` holding the egress proxy settings. Informers
-// watch namespaces and the ConfigMaps; a work queue reconciles one namespace at a time; apply
-// skips the write when the ConfigMap is already right; only the leader reconciles; /readyz and
-// /metrics are served, and SIGTERM stops it gracefully: the Runtime does those last three. Run
-// by example.integration.test.ts against a real control plane.
+// A complete controller on @kfx/kube-runtime, as docs/kube-runtime/controller-example.md shows
+// it: every namespace labelled `kfx.dev/tenant` gets a ConfigMap `proxy-env` holding the egress
+// proxy settings. Informers watch namespaces and the ConfigMaps; a work queue reconciles one
+// namespace at a time; apply skips the write when the ConfigMap is already right; only the leader
+// reconciles; /readyz and /metrics are served, and SIGTERM stops it gracefully: the Runtime does
+// those last three. Run by example.integration.test.ts against a real control plane.
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { KubeConfig, V1Namespace } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// The README's controller (examples/tenant-proxy-controller.ts) on a real control plane: it
+// The documented controller (examples/tenant-proxy-controller.ts) on a real control plane: it
 // creates what is missing, repairs drift and deletions, records Events, serves readiness and
 // metrics, and in a steady state its resyncs reconcile without a single write. On the package's
 // shared control plane: its two namespaces are named after the file's own.
@@ -17,7 +17,7 @@ interface ConfigMap extends KubeObject {
 }
 
 const logger = pino({ level: 'silent' });
-/** The README's process form of the example; it imports the built package. */
+/** The process form of the example, as documented; it imports the built package. */
 const RUN_EXAMPLE = fileURLToPath(
   new URL('../examples/run-tenant-proxy-controller.ts', import.meta.url),
 );

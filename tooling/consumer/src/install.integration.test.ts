@@ -58,8 +58,22 @@ const otherInstalls = Object.fromEntries(
     .map((name) => [name, catalogRange(name)]),
 );
 
-/** README files that are whole programs: each README's first example, and its Usage sections'. */
+/**
+ * README files that are whole programs: each README's first example, and its Usage sections';
+ * in docs/<package>/, the examples of a section `## A whole controller` (or Usage).
+ */
 const whole = new Set<string>();
+const WHOLE_SECTION = /^\n## (Usage|As a library|A whole controller)$/;
+
+/** The last heading of level 2 or deeper above a line. */
+function headingAbove(markdown: string, line: number): string {
+  return (
+    markdown
+      .slice(0, markdown.split('\n').slice(0, line).join('\n').length)
+      .match(/\n#{2,6} [^\n]+/g)
+      ?.at(-1) ?? ''
+  );
+}
 
 /** Every README's ts examples, and those of its pages in docs/, as files of the project. */
 function readmeFiles(): Record<string, string> {
@@ -68,22 +82,20 @@ function readmeFiles(): Record<string, string> {
     const readme = readFileSync(join(pkg.dir, 'README.md'), 'utf8');
     for (const [index, example] of typescriptExamples(readme).entries()) {
       const short = pkg.name.replace('@kfx/', '');
-      const heading =
-        readme
-          .slice(0, readme.split('\n').slice(0, example.line).join('\n').length)
-          .match(/\n#{2,6} [^\n]+/g)
-          ?.at(-1) ?? '';
-      if (index === 0 || /^\n## (Usage|As a library)$/.test(heading))
+      if (index === 0 || WHOLE_SECTION.test(headingAbove(readme, example.line)))
         whole.add(`readme-${short}-${example.line}.ts`);
       // A block without imports is a fragment of the one before; made a module so names do not clash.
       files[`readme-${short}-${example.line}.ts`] = `${example.code}\nexport {};\n`;
     }
-    // The pages of docs/<package>/: their blocks are checked like the README's short ones.
+    // The pages of docs/<package>/: their blocks are checked like the README's short ones, but
+    // for those of a whole-program section.
     for (const page of docsPages(pkg)) {
       const name = basename(page, '.md');
-      for (const example of typescriptExamples(readFileSync(page, 'utf8'))) {
-        files[`docs-${basename(pkg.dir)}-${name}-${example.line}.ts`] =
-          `${example.code}\nexport {};\n`;
+      const text = readFileSync(page, 'utf8');
+      for (const example of typescriptExamples(text)) {
+        const file = `docs-${basename(pkg.dir)}-${name}-${example.line}.ts`;
+        if (WHOLE_SECTION.test(headingAbove(text, example.line))) whole.add(file);
+        files[file] = `${example.code}\nexport {};\n`;
       }
     }
   }
