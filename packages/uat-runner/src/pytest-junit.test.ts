@@ -1,5 +1,6 @@
 // A real pytest run (when the machine has one) hands its JUnit report over through the log,
-// both ways the README describes: the example conftest.py, and --junit-file's shell wrapper.
+// both ways docs/uat-runner/junit.md describes: the example conftest.py, and --junit-file's
+// shell wrapper.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
