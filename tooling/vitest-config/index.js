@@ -1,5 +1,6 @@
 // Shared vitest configuration. Two projects per package:
-// - unit: colocated *.test.ts, run in parallel;
+// - unit: colocated *.test.ts, run in parallel (60 s a test: some run a built binary, which on
+//   two busy cores takes more than vitest's default 5 s);
 // - integration: *.integration.test.ts against a real control plane, one file at a time (two
 //   cores do not run several well at once). With `controlPlane`, one plane serves the package's
 //   run (control-plane-setup.js) and each file works in a namespace of its own; a file that must
@@ -46,6 +47,8 @@ export function kfxTest(options = {}) {
           test: {
             name: 'unit',
             include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+            // Some unit tests run a built binary: on two busy cores a start can take seconds.
+            testTimeout: 60_000,
             exclude: [integration, '**/node_modules/**', '**/dist/**'],
           },
         },

@@ -169,7 +169,7 @@ spec:
               cpu: 50m
               memory: 64Mi
             # The proxy's caps bound its memory: about 95 MiB idle + 200 KiB for each of the
-            # 500 connections of --max-connections (the README's "Memory and connections").
+            # 500 connections of --max-connections (kfx docs: kube-api-exposer/limits.md).
             limits:
               memory: 256Mi
           securityContext:
