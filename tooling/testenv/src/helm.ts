@@ -56,9 +56,9 @@ export interface RenderOptions {
   values?: string | object;
 }
 
-/** `helm template` of `chart` with `values`; the rendered objects in order. */
-export async function renderChart(chart: string, options: RenderOptions): Promise<Rendered[]> {
-  const stdout = await withValuesFile(options.values ?? {}, (file) =>
+/** `helm template` of `chart` with `values`: the rendered YAML stream as helm prints it. */
+export function templateChart(chart: string, options: RenderOptions): Promise<string> {
+  return withValuesFile(options.values ?? {}, (file) =>
     helm([
       'template',
       options.release,
@@ -71,5 +71,10 @@ export async function renderChart(chart: string, options: RenderOptions): Promis
       file,
     ]),
   );
+}
+
+/** `helm template` of `chart` with `values`; the rendered objects in order. */
+export async function renderChart(chart: string, options: RenderOptions): Promise<Rendered[]> {
+  const stdout = await templateChart(chart, options);
   return parseYamlDocuments<Rendered>(stdout, `helm template ${options.release} ${chart}`);
 }

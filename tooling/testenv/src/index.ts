@@ -87,6 +87,12 @@ export {
   type RenderOptions,
 } from './helm.js';
 export { KWOK_ANNOTATIONS } from './kwok.js';
+export {
+  buildKustomization,
+  renderBaseDocuments,
+  yamlStream,
+  type BaseDocument,
+} from './kustomize-base.js';
 export { appendLog, criLine, serveLogsFromFile } from './logs.js';
 export { kubeconfigYaml, type KubeconfigInput } from './kubeconfig.js';
 export {
