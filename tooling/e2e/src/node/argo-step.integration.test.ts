@@ -10,9 +10,8 @@
 // namespace, Job or Secret of kfx's, and no Argo pod once the Workflows are deleted. Each run's
 // Prow files and Argo's output artifacts are read back from the bucket (of a stopped run, Argo
 // saves only the log so far: its executor does not wait for kfx once stopped).
-import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
-import { APP_IMAGES, buildAppImage, containersUnavailable, ensureBaseImage } from '@kfx/images';
+import { containersUnavailable } from '@kfx/images';
 import {
   applyManifests,
   kubectl,
@@ -27,9 +26,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApp } from '../apps.js';
 import { exists, getJson, listJson } from '../cluster.js';
+import { loadAppImages } from './app-images.js';
 import { onRealNode, realNodeAvailable } from './pods.js';
 
-const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kfx-system';
 const BUCKET = 'ci-results';
 /** The Secret of the S3 credentials: the template's default s3-secret, also Argo's. */
@@ -181,12 +180,8 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     const node = env.node;
     if (!node) throw new Error('no node');
     // The step's image: the kfx/cli app image `npm run images` builds, loaded into the node.
-    const cli = APP_IMAGES.find((spec) => spec.app === 'cli');
-    if (!cli) throw new Error('no kfx/cli image spec');
-    await ensureBaseImage();
-    const built = await buildAppImage(root, cli);
-    await node.loadImage(built.image);
-    const kfxImage = built.image.replace(/^localhost\//, '');
+    const [cliImage = ''] = await loadAppImages(node, ['cli']);
+    const kfxImage = cliImage.replace(/^localhost\//, '');
     suiteImage = await node.loadShellImage({
       name: 'kfx.test/uat-suite:1',
       entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],

@@ -14,27 +14,16 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type {
-  KubernetesObject,
-  V1Deployment,
-  V1Pod,
-  V1ResourceQuota,
-} from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { buildImages, containersUnavailable } from '@kfx/images';
-import {
-  applyManifests,
-  ensureBinaries,
-  profileNamespace,
-  waitFor,
-  writeShellImage,
-  type ProfileLike,
-} from '@kfx/testenv';
+import { ensureBinaries, waitFor, writeShellImage } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../apps.js';
-import { createSettledNamespace, getJson, listJson } from '../cluster.js';
+import { createSettledNamespace, getJson } from '../cluster.js';
 import { readGuide } from '../guide.js';
 import { commandLines } from '../shell-words.js';
-import { onRealNode, realNodeAvailable, runPod } from './pods.js';
+import { onRealNode, readyDeployment, realNodeAvailable, runPod } from './pods.js';
+import { expectProfileConverged } from './profile-convergence.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kfx-system';
@@ -101,19 +90,8 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   it('runs both charts from the images npm run images built, every replica ready', async () => {
     for (const app of ['webhook', 'controller']) {
-      const deployment = await waitFor(
-        async () => {
-          const found = await getJson<V1Deployment>(
-            kubeconfig,
-            ['deployment', `kfx-${app}`],
-            NAMESPACE,
-          );
-          return found.status?.readyReplicas === 2
-            ? { done: true, value: found }
-            : { done: false, saw: JSON.stringify(found.status?.conditions ?? []) };
-        },
-        { description: `kfx-${app} to be ready`, timeoutMs: 180_000 },
-      );
+      const deployment = await readyDeployment(kubeconfig, `kfx-${app}`, NAMESPACE);
+      expect(deployment.spec?.replicas).toBe(2);
       // The chart's default image: loaded into the node, never pulled.
       expect(deployment.spec?.template.spec?.containers[0]?.image).toBe(
         `localhost/kfx/${app}:0.0.0`,
@@ -165,34 +143,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
   });
 
   it('has kfx-controller, in its Pods, converge a Profile', async () => {
-    // The chart's default reconcilers (quotas, limitrange) work in the namespace Kubeflow's
-    // profile controller makes for a Profile: made here as it makes it.
-    const [profile] = await applyManifests(kubeconfig, {
-      apiVersion: 'kubeflow.org/v1',
-      kind: 'Profile',
-      metadata: { name: 'team-b', labels: { 'quotas.kfx.dev/requests.cpu': '4' } },
-      spec: { owner: { kind: 'User', name: 'bob@example.com' } },
-    } as KubernetesObject);
-    await applyManifests(kubeconfig, profileNamespace(profile as ProfileLike));
-    const quota = await waitFor(
-      async () => {
-        const [found] = await listJson<V1ResourceQuota>(kubeconfig, ['resourcequotas'], 'team-b');
-        const hard = found?.spec?.hard;
-        return hard ? { done: true, value: hard } : { done: false, saw: 'no quota yet' };
-      },
-      { description: 'kfx-controller to make the quota of team-b', timeoutMs: 120_000 },
-    );
-    expect(quota['requests.cpu']).toBe('4');
-    const reconciled = await getJson<{
-      status?: { conditions?: { type: string; message?: string }[] };
-    }>(kubeconfig, ['profile', 'team-b']);
-    expect(reconciled.status?.conditions).toContainEqual(
-      expect.objectContaining({
-        type: 'KfxReconciled',
-        status: 'True',
-        message: 'Reconciled: applied: quotas, limitrange',
-      }),
-    );
+    await expectProfileConverged(kubeconfig, 'team-b');
     const lease = await getJson<{ spec?: { holderIdentity?: string } }>(
       kubeconfig,
       ['lease', 'kfx-controller'],

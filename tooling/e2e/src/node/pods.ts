@@ -1,5 +1,5 @@
 // Pods on the real node, through kubectl: create one, wait until it has finished, read its log.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { applyManifests, kubectl, realNodeSupport, waitFor } from '@kfx/testenv';
 import { getJson } from '../cluster.js';
 
@@ -47,4 +47,22 @@ export async function runPod(
     ...(container ? ['-c', container] : []),
   ]);
   return { pod: done, log };
+}
+
+/** Waits until every replica of the Deployment is ready (Pods on the real node take a while). */
+export async function readyDeployment(
+  kubeconfigPath: string,
+  name: string,
+  namespace: string,
+): Promise<V1Deployment> {
+  return waitFor(
+    async () => {
+      const found = await getJson<V1Deployment>(kubeconfigPath, ['deployment', name], namespace);
+      const wanted = found.spec?.replicas ?? 1;
+      return found.status?.readyReplicas === wanted
+        ? { done: true, value: found }
+        : { done: false, saw: JSON.stringify(found.status?.conditions ?? []) };
+    },
+    { description: `${namespace}/${name} to have every replica ready`, timeoutMs: 180_000 },
+  );
 }

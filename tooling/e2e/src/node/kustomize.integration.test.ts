@@ -1,0 +1,128 @@
+// The kustomize bases (apps/*/kustomize) deployed as their READMEs say, on a real node. In a
+// folder beside the clone (kfx/): the webhook's config.yaml (the base's, with the user's proxy)
+// and the README's kustomization without cert-manager, then the README's commands word for word:
+// `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest. The
+// webhook's Pods, from the image `npm run images` builds, get ready with that Secret, and a Pod
+// created in another namespace is injected: the apiserver called the webhook through its
+// Service and trusted the CA that kustomize alone put into caBundle. The controller's base,
+// applied as its README says, converges a Profile.
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { V1Pod } from '@kubernetes/client-node';
+import { containersUnavailable } from '@kfx/images';
+import {
+  buildKustomization,
+  kubectl,
+  PAUSE_IMAGE,
+  startControlPlane,
+  type ControlPlane,
+} from '@kfx/testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSettledNamespace, getJson, listJson } from '../cluster.js';
+import { readGuide } from '../guide.js';
+import { runGuideCommands } from '../guide-commands.js';
+import { commandLines } from '../shell-words.js';
+import { loadAppImages } from './app-images.js';
+import { onRealNode, readyDeployment, realNodeAvailable } from './pods.js';
+import { expectProfileConverged } from './profile-convergence.js';
+
+const root = fileURLToPath(new URL('../../../..', import.meta.url));
+const NAMESPACE = 'kubeflow';
+const PROXY = 'http://proxy.corp.example:3128';
+const webhookReadme = readGuide(join(root, 'apps/webhook/README.md'));
+const controllerReadme = readGuide(join(root, 'apps/controller/README.md'));
+const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
+const title = noImages
+  ? `the kustomize bases applied on a real node (skipped: ${noImages})`
+  : onRealNode('the kustomize bases applied on a real node');
+
+// The user's folder: the clone as kfx/, and what they write beside it.
+const work = mkdtempSync(join(tmpdir(), 'kfx-e2e-kustomize-'));
+let env: ControlPlane | undefined;
+let images: string[] = [];
+
+const kubeconfig = () => env?.kubeconfigPath ?? '';
+const write = (file: string, text: string) => {
+  writeFileSync(join(work, file), text);
+};
+/** The user's config.yaml: the base's, with their proxy. */
+const userConfig = () =>
+  readFileSync(join(root, 'apps/webhook/kustomize/base/config.yaml'), 'utf8').replaceAll(
+    'http://proxy.example.com:3128',
+    PROXY,
+  );
+
+describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
+  beforeAll(async () => {
+    symlinkSync(root, join(work, 'kfx'));
+    env = await startControlPlane({ components: ['node'] });
+    if (!env.node) throw new Error('startControlPlane made no node');
+    images = await loadAppImages(env.node, ['webhook', 'controller']);
+    // Kubeflow's namespace, which a Kubeflow cluster has.
+    await createSettledNamespace(kubeconfig(), NAMESPACE);
+  });
+
+  afterAll(async () => {
+    await env?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('builds the README’s cert-manager kustomization with the user’s configuration', async () => {
+    write('config.yaml', userConfig());
+    write('kustomization.yaml', webhookReadme.text('kustomization-cert-manager'));
+    const objects = await buildKustomization(work);
+    const config = objects.find((o) => o.kind === 'ConfigMap');
+    expect(JSON.stringify(config?.data)).toContain(PROXY);
+    const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
+    expect(deployment).toContain(`"configMap":{"name":"${config?.metadata?.name ?? ''}"}`);
+    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['Certificate', 'Issuer']));
+  });
+
+  it('serves the webhook with the certificate of kfx webhook certificate and injects a Pod', async () => {
+    write('config.yaml', userConfig());
+    write('kustomization.yaml', webhookReadme.text('kustomization-ca-file'));
+    await runGuideCommands(commandLines(webhookReadme.text('apply-ca-file')), {
+      cwd: work,
+      kubeconfigPath: kubeconfig(),
+    });
+    const deployment = await readyDeployment(kubeconfig(), 'kfx-webhook', NAMESPACE);
+    expect(images).toContain(deployment.spec?.template.spec?.containers[0]?.image);
+    // Every webhook trusts the CA in ca.crt; the Secret it came through stayed local.
+    const hooks = await getJson<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(
+      kubeconfig(),
+      ['mutatingwebhookconfiguration', 'kfx-webhook'],
+    );
+    const ca = readFileSync(join(work, 'ca.crt'), 'utf8');
+    expect(hooks.webhooks).toHaveLength(2);
+    for (const hook of hooks.webhooks) {
+      expect(Buffer.from(hook.clientConfig.caBundle ?? '', 'base64').toString()).toBe(ca);
+    }
+    const local = ['secrets', '-A', '--field-selector=metadata.name=kfx-webhook-ca'];
+    expect(await listJson(kubeconfig(), local)).toEqual([]);
+
+    await createSettledNamespace(kubeconfig(), 'team-a');
+    const pod: V1Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'app', namespace: 'team-a' },
+      spec: { containers: [{ name: 'app', image: PAUSE_IMAGE }] },
+    };
+    const created = JSON.parse(
+      await kubectl(kubeconfig(), ['create', '-f', '-', '-o', 'json'], JSON.stringify(pod)),
+    ) as V1Pod;
+    expect(created.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBe('true');
+    expect(created.spec?.containers[0]?.env).toContainEqual({ name: 'HTTP_PROXY', value: PROXY });
+  });
+
+  it('runs the controller base, which converges a Profile', async () => {
+    await runGuideCommands(commandLines(controllerReadme.text('apply-base')), {
+      cwd: work,
+      kubeconfigPath: kubeconfig(),
+    });
+    const deployment = await readyDeployment(kubeconfig(), 'kfx-controller', NAMESPACE);
+    expect(images).toContain(deployment.spec?.template.spec?.containers[0]?.image);
+    await expectProfileConverged(kubeconfig(), 'team-b');
+  });
+});
