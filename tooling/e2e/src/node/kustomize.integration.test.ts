@@ -1,9 +1,9 @@
 // The kustomize bases (apps/*/kustomize) deployed as their READMEs say, on a real node. In a
 // folder beside the clone (kfx/): the webhook's config.yaml (the base's, with the user's proxy)
-// and the README's kustomization without cert-manager, then the README's commands word for word:
-// `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest. The
-// webhook's Pods, from the image `npm run images` builds, get ready with that Secret, and a Pod
-// created in another namespace is injected: the apiserver called the webhook through its
+// and the kustomization without cert-manager of docs/webhook/kustomize.md, then its commands word
+// for word: `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest.
+// The webhook's Pods, from the image `npm run images` builds, get ready with that Secret, and a
+// Pod created in another namespace is injected: the apiserver called the webhook through its
 // Service and trusted the CA that kustomize alone put into caBundle. The controller's base,
 // applied as its README says, converges a Profile.
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,7 @@ const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kubeflow';
 const PROXY = 'http://proxy.corp.example:3128';
 const webhookReadme = readGuide(join(root, 'apps/webhook/README.md'));
+const webhookKustomize = readGuide(join(root, 'docs/webhook/kustomize.md'));
 const controllerReadme = readGuide(join(root, 'apps/controller/README.md'));
 const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
 const title = noImages
@@ -82,8 +83,8 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   it('serves the webhook with the certificate of kfx webhook certificate and injects a Pod', async () => {
     write('config.yaml', userConfig());
-    write('kustomization.yaml', webhookReadme.text('kustomization-ca-file'));
-    await runGuideCommands(commandLines(webhookReadme.text('apply-ca-file')), {
+    write('kustomization.yaml', webhookKustomize.text('kustomization-ca-file'));
+    await runGuideCommands(commandLines(webhookKustomize.text('apply-ca-file')), {
       cwd: work,
       kubeconfigPath: kubeconfig(),
     });
