@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { ensureBinaries } from './build.js';
@@ -91,7 +91,13 @@ function spawnKubectl(
   return new Promise((resolve, reject) => {
     const child = execFile(
       bin,
-      [`--kubeconfig=${kubeconfigPath}`, ...args],
+      // The discovery cache beside the kubeconfig, not in ~/.kube: a later control plane on the
+      // same port would otherwise see the API groups of an earlier one.
+      [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--cache-dir=${join(dirname(kubeconfigPath), '.kube-cache')}`,
+        ...args,
+      ],
       { maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) resolve({ code: 0, stdout, stderr });
