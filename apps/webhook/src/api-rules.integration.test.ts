@@ -3,7 +3,7 @@
 // with what the code computes from the configuration file the chart renders beside it; and on a
 // real apiserver the webhooks start with exactly those rights (caches synced, nothing refused)
 // while without any one rule something a user would notice breaks, naming it.
-import { reviewAdmission } from '@kfx/admission-core';
+import { admissionReviewFor, reviewAdmission } from '@kfx/admission-core';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
@@ -300,17 +300,7 @@ function podWithEnvFrom(): KubeObject {
 }
 
 function admissionOf(pod: KubeObject): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: 'api-rules',
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace: 'default',
-      operation: 'CREATE',
-      object: pod,
-      userInfo: { username: 'tester' },
-    },
-  });
+  return JSON.stringify(
+    admissionReviewFor({ uid: 'api-rules', object: pod, userInfo: { username: 'tester' } }),
+  );
 }
