@@ -6,6 +6,13 @@ export interface SharedControlPlaneOptions {
   components?: ('controller-manager' | 'scheduler' | 'kwok')[];
   /** Fake nodes kwok manages. */
   nodes?: number;
+  /**
+   * Extra kube-apiserver flags (audit, timeouts, another service-account key), for every file of
+   * the package; the apiserver runs in the plane's folder, so a relative path is a file there.
+   */
+  apiServerFlags?: string[];
+  /** Extra kwok configuration documents (e.g. a ClusterExec for `kubectl exec`). */
+  kwokConfig?: object[];
   /** Set by kfxTest for each integration project: the newest or the oldest supported minor. */
   kubernetesMinor?: 'newest' | 'oldest';
 }
@@ -18,6 +25,10 @@ export interface SharedControlPlaneInfo {
   components: readonly string[];
   /** The API server's version, e.g. `v1.30.14`. */
   kubernetesVersion: string;
+  /** The plane's folder: its component logs, and files that relative flag paths name. */
+  dir: string;
+  /** The private key the apiserver trusts service-account tokens from (PEM file). */
+  serviceAccountKeyFile: string;
 }
 
 export interface KfxTestOptions {

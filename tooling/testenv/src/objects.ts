@@ -55,27 +55,32 @@ export async function runKubectl(
   cluster: Cluster,
   args: readonly string[],
   input?: string,
+  env?: Readonly<Record<string, string>>,
 ): Promise<KubectlRun> {
   const { kubectl: bin } = await ensureBinaries(['kubectl']);
   if (cluster instanceof KubeConfig) {
     const dir = mkdtempSync(join(tmpdir(), 'kfx-kubectl-'));
     try {
       writeFileSync(join(dir, 'kubeconfig'), cluster.exportConfig(), { mode: 0o600 });
-      return await spawnKubectl(bin, join(dir, 'kubeconfig'), args, input);
+      return await spawnKubectl(bin, join(dir, 'kubeconfig'), args, input, env);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return spawnKubectl(bin, cluster, args, input);
+  return spawnKubectl(bin, cluster, args, input, env);
 }
 
-/** Runs the test cluster's kubectl with `args`, `input` on stdin; resolves with stdout. */
+/**
+ * Runs the test cluster's kubectl with `args`, `input` on stdin and `env` added to this
+ * process's environment; resolves with stdout.
+ */
 export async function kubectl(
   cluster: Cluster,
   args: readonly string[],
   input?: string,
+  env?: Readonly<Record<string, string>>,
 ): Promise<string> {
-  const run = await runKubectl(cluster, args, input);
+  const run = await runKubectl(cluster, args, input, env);
   if (run.code !== 0) {
     throw new Error(`kubectl ${args.join(' ')}: ${run.stderr.trim() || `exit ${run.code}`}`);
   }
@@ -87,6 +92,7 @@ function spawnKubectl(
   kubeconfigPath: string,
   args: readonly string[],
   input?: string,
+  env?: Readonly<Record<string, string>>,
 ): Promise<KubectlRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(
@@ -98,7 +104,7 @@ function spawnKubectl(
         `--cache-dir=${join(dirname(kubeconfigPath), '.kube-cache')}`,
         ...args,
       ],
-      { maxBuffer: 64 * 1024 * 1024 },
+      { maxBuffer: 64 * 1024 * 1024, ...(env ? { env: { ...process.env, ...env } } : {}) },
       (error, stdout, stderr) => {
         if (!error) resolve({ code: 0, stdout, stderr });
         else if (typeof error.code === 'number') resolve({ code: error.code, stdout, stderr });

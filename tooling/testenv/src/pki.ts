@@ -28,6 +28,9 @@ export interface ControlPlanePki {
   };
 }
 
+/** The service-account signing key's file in a plane's folder. */
+export const SERVICE_ACCOUNT_KEY_FILE = 'sa.key';
+
 /** `extraIps`: more addresses the apiserver is reached at (a real node's bridge address). */
 export function writePki(dir: string, extraIps: readonly string[] = []): ControlPlanePki {
   const ca = createCertificateAuthority({ commonName: 'kfx testenv CA' });
@@ -57,7 +60,7 @@ export function writePki(dir: string, extraIps: readonly string[] = []): Control
     servingKey: join(dir, 'apiserver.key'),
     adminCert: join(dir, 'admin.crt'),
     adminKey: join(dir, 'admin.key'),
-    serviceAccountKey: join(dir, 'sa.key'),
+    serviceAccountKey: join(dir, SERVICE_ACCOUNT_KEY_FILE),
     serviceAccountPub: join(dir, 'sa.pub'),
   };
   const write = (path: string, pem: string) => {

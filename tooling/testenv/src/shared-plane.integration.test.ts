@@ -2,8 +2,13 @@
 // registers with `scope()` is called for that file's namespaces only (the other file's objects
 // never reach it), whatever selector the webhook brings of its own. serveWebhook serves one on a
 // development certificate, registers it as given, and leaves nothing behind, also on failure.
+// The package's apiserver flags reach the plane, a relative path in one naming its folder.
+import { createPrivateKey } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
@@ -20,9 +25,14 @@ let plane: Awaited<ReturnType<typeof startSharedControlPlane>>;
 let first: SharedControlPlane;
 let second: SharedControlPlane;
 const toDelete: string[] = [];
+const policyDir = mkdtempSync(join(tmpdir(), 'kfx-audit-policy-'));
 
 beforeAll(async () => {
-  plane = await startSharedControlPlane();
+  const policy = join(policyDir, 'policy.yaml');
+  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+  plane = await startSharedControlPlane({
+    apiServerFlags: [`--audit-policy-file=${policy}`, '--audit-log-path=audit.log'],
+  });
   first = await useSharedControlPlane(plane.info, 'first file');
   second = await useSharedControlPlane(plane.info, 'second file');
 });
@@ -30,6 +40,7 @@ afterAll(async () => {
   const core = first.kubeConfig.makeApiClient(CoreV1Api);
   for (const name of toDelete) await core.deleteNamespace({ name });
   await plane.stop();
+  rmSync(policyDir, { recursive: true, force: true });
 });
 
 /** Creates a ConfigMap in `namespace`: 'created', or the apiserver's refusal. */
@@ -55,6 +66,28 @@ describe('a file on the shared control plane', () => {
     const labels = (await core.readNamespace({ name: extra })).metadata?.labels;
     expect(labels).toMatchObject({ 'kfx.dev/test-file': 'extra', ...first.namespaceLabels });
     expect(first.namespaceLabels).not.toEqual(second.namespaceLabels);
+  });
+
+  it("runs on a plane with the package's apiserver flags, and may sign tokens it trusts", async () => {
+    expect(first.dir).toBe(plane.info.dir);
+    // --audit-log-path=audit.log: the apiserver runs in the plane's folder.
+    await waitFor(
+      () => {
+        let log = '';
+        try {
+          log = readFileSync(join(first.dir, 'audit.log'), 'utf8');
+        } catch {
+          // Not written yet.
+        }
+        return Promise.resolve(
+          log.includes(`"name":"${second.namespace}"`)
+            ? { done: true as const, value: undefined }
+            : { done: false as const, saw: `${String(log.length)} bytes of audit log` },
+        );
+      },
+      { description: "the audit event of the second file's namespace", timeoutMs: 30_000 },
+    );
+    expect(createPrivateKey(readFileSync(first.serviceAccountKeyFile)).type).toBe('private');
   });
 
   it('registers a webhook the apiserver calls for its namespaces only', async () => {

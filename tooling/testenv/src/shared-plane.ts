@@ -2,13 +2,15 @@
 // vitest global set-up, described to the test files as plain data (vitest's provide/inject), and
 // used by each file inside a namespace of its own. Files that must own a plane (they restart the
 // apiserver, need other flags, a real node, or cluster-wide objects of their own) keep calling
-// startControlPlane.
+// startControlPlane. A package may give its plane apiserver flags and kwok configuration of its
+// own, which then hold for every file of the package.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1LabelSelector } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlaneOptions } from './control-plane.js';
+import { SERVICE_ACCOUNT_KEY_FILE } from './pki.js';
 
 // What @kfx/vitest-config's global set-up provides, typed for `inject` in the test files.
 declare module 'vitest' {
@@ -26,12 +28,16 @@ export interface SharedControlPlaneInfo {
   components: readonly string[];
   /** The API server's version, e.g. `v1.30.14`. */
   kubernetesVersion: string;
+  /** The plane's folder: the apiserver runs there, so relative paths in its flags are in it. */
+  dir: string;
+  /** The private key the apiserver trusts service-account tokens from (PEM file). */
+  serviceAccountKeyFile: string;
 }
 
 /** The options a package chooses for its shared plane (what its files need from it). */
 export type SharedControlPlaneOptions = Pick<
   ControlPlaneOptions,
-  'components' | 'nodes' | 'kubernetesMinor'
+  'components' | 'nodes' | 'kubernetesMinor' | 'apiServerFlags' | 'kwokConfig'
 >;
 
 /** Starts the shared plane; for the global set-up, which stops it after the last file. */
@@ -46,6 +52,8 @@ export async function startSharedControlPlane(
       caCert: env.caCert,
       components: options.components ?? [],
       kubernetesVersion: env.kubernetesVersion,
+      dir: env.dir,
+      serviceAccountKeyFile: join(env.dir, SERVICE_ACCOUNT_KEY_FILE),
     },
     stop: () => env.stop(),
   };
@@ -61,6 +69,10 @@ export interface SharedControlPlane {
   namespace: string;
   /** The API server's version, e.g. `v1.30.14`. */
   kubernetesVersion: string;
+  /** The plane's folder (its component logs; where relative paths in its apiserver flags are). */
+  dir: string;
+  /** The private key the apiserver trusts service-account tokens from, to sign tokens of its own. */
+  serviceAccountKeyFile: string;
   /**
    * Labels that mark a namespace as this file's (every namespace `createNamespace` makes has
    * them): add them to a namespace the file creates itself, so `scope` selects it too.
@@ -124,6 +136,8 @@ export async function useSharedControlPlane(
     kubeconfigPath: info.kubeconfigPath,
     caCert: info.caCert,
     kubernetesVersion: info.kubernetesVersion,
+    dir: info.dir,
+    serviceAccountKeyFile: info.serviceAccountKeyFile,
     namespace,
     namespaceLabels,
     scope: (selector = {}) => ({
