@@ -1,12 +1,10 @@
 // The kubeconfig, env and check subcommands against a real apiserver and a running proxy: what
 // a plugin author gets (a kubeconfig that works, variables an in-cluster client can use) and
 // what `check` says when TLS, the address or the token is wrong.
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime';
-import { ensureBinaries, freePort } from '@kfx/testenv';
+import { freePort, kubectl } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -14,7 +12,7 @@ import {
   apply,
   configMapReader,
   proxyPki,
-  startCluster,
+  joinCluster,
   startTestExposer,
   type Cluster,
   type ProxyPki,
@@ -26,8 +24,10 @@ import { mintKubeconfig } from './kubeconfig.js';
 import { OptionsError } from './options.js';
 import type { RunningExposer } from './serve.js';
 
-const run = promisify(execFile);
 let cluster: Cluster;
+/** The file's namespace (the plugin's), and the one the proxy's TLS Secret is in. */
+let ns: string;
+let system: string;
 let pki: ProxyPki;
 let exposer: RunningExposer;
 let pluginKubeconfig: string;
@@ -38,18 +38,19 @@ const startExposer = (tls: ProxyPki) =>
   startTestExposer(cluster, tls, closers, { metrics: false, logger: silent });
 
 beforeAll(async () => {
-  cluster = await startCluster();
-  await configMapReader(cluster.env, 'team-a', 'plugin');
+  cluster = await joinCluster('exposer-commands');
+  ns = cluster.namespace;
+  system = await cluster.env.createNamespace('exposer-commands-system');
+  await configMapReader(cluster, ns, 'plugin');
   pki = proxyPki(cluster.dir);
   exposer = await startExposer(pki);
   // The Secret cert-manager would write for the proxy's Certificate.
-  await apply(cluster.env, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kfx-system' } },
+  await apply(cluster, [
     {
       apiVersion: 'v1',
       kind: 'Secret',
       type: 'kubernetes.io/tls',
-      metadata: { name: 'kfx-expose-api-tls', namespace: 'kfx-system' },
+      metadata: { name: 'kfx-expose-api-tls', namespace: system },
       data: {
         'ca.crt': Buffer.from(pki.ca.cert).toString('base64'),
         'tls.crt': Buffer.from(readFileSync(pki.certFile)).toString('base64'),
@@ -59,9 +60,9 @@ beforeAll(async () => {
   ]);
   pluginKubeconfig = join(cluster.dir, 'plugin.kubeconfig');
   await mintKubeconfig({
-    serviceAccount: 'team-a/plugin',
+    serviceAccount: `${ns}/plugin`,
     server: exposer.url,
-    caSecret: 'kfx-system/kfx-expose-api-tls',
+    caSecret: `${system}/kfx-expose-api-tls`,
     output: pluginKubeconfig,
     client: cluster.admin,
   });
@@ -103,9 +104,9 @@ describe('kfx expose-api kubeconfig', () => {
         'base64',
       ).toString(),
     ).toBe(pki.ca.cert);
-    expect(config.contexts[0]?.context.namespace).toBe('team-a');
+    expect(config.contexts[0]?.context.namespace).toBe(ns);
     const claims = jwtClaims(config.users[0]?.user.token ?? '');
-    expect(claims.sub).toBe('system:serviceaccount:team-a:plugin');
+    expect(claims.sub).toBe(`system:serviceaccount:${ns}:plugin`);
     expect(Number(claims.exp) - Number(claims.iat)).toBe(3600);
 
     // The kubeconfig works: through the proxy, with the exposed CA.
@@ -113,7 +114,7 @@ describe('kfx expose-api kubeconfig', () => {
       logger: silent,
     });
     try {
-      const list = await client.list(resources.configMaps, { namespace: 'team-a' });
+      const list = await client.list(resources.configMaps, { namespace: ns });
       expect(Array.isArray(list.items)).toBe(true);
     } finally {
       client.close();
@@ -122,7 +123,7 @@ describe('kfx expose-api kubeconfig', () => {
 
   it('takes the audience and lifetime asked for', async () => {
     const minted = await mintKubeconfig({
-      serviceAccount: 'team-a/plugin',
+      serviceAccount: `${ns}/plugin`,
       server: exposer.url,
       caFile: pki.caFile,
       audience: ['https://slurm.example.org'],
@@ -141,7 +142,7 @@ describe('kfx expose-api kubeconfig', () => {
     const tokenFile = join(cluster.dir, 'refreshing.token');
     const mint = () =>
       mintKubeconfig({
-        serviceAccount: 'team-a/plugin',
+        serviceAccount: `${ns}/plugin`,
         server: exposer.url,
         caFile: pki.caFile,
         output: kubeconfigFile,
@@ -156,66 +157,54 @@ describe('kfx expose-api kubeconfig', () => {
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     const first = readFileSync(tokenFile, 'utf8');
     // kubectl (client-go) reads tokenFile, and again while it runs; so does check.
-    const kubectl = (await ensureBinaries(['kubectl'])).kubectl;
-    const whoami = async () =>
-      (
-        await run(kubectl, [
-          '--kubeconfig',
-          kubeconfigFile,
-          'auth',
-          'whoami',
-          '-o',
-          'jsonpath={.status.userInfo.username}',
-        ])
-      ).stdout;
-    expect(await whoami()).toBe('system:serviceaccount:team-a:plugin');
+    const whoami = () =>
+      kubectl(kubeconfigFile, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    expect(await whoami()).toBe(`system:serviceaccount:${ns}:plugin`);
     expect((await check({ kubeconfig: kubeconfigFile })).identity?.username).toBe(
-      'system:serviceaccount:team-a:plugin',
+      `system:serviceaccount:${ns}:plugin`,
     );
     await mint();
     expect(readFileSync(tokenFile, 'utf8')).not.toBe(first);
-    expect(await whoami()).toBe('system:serviceaccount:team-a:plugin');
+    expect(await whoami()).toBe(`system:serviceaccount:${ns}:plugin`);
   });
 
   it('says what to do when the service account, the Pod or the permission is missing', async () => {
     const base = { server: exposer.url, caFile: pki.caFile, client: cluster.admin };
-    expect(await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/nobody' }))).toBe(
-      'service account team-a/nobody does not exist: create it first (kubectl -n team-a create serviceaccount nobody)',
+    expect(await failure(mintKubeconfig({ ...base, serviceAccount: `${ns}/nobody` }))).toBe(
+      `service account ${ns}/nobody does not exist: create it first (kubectl -n ${ns} create serviceaccount nobody)`,
     );
-    await apply(cluster.env, [
+    await apply(cluster, [
       {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'other-sa', namespace: 'team-a' },
+        metadata: { name: 'other-sa', namespace: ns },
         spec: { serviceAccountName: 'default', containers: [{ name: 'c', image: 'busybox' }] },
       },
     ]);
     const otherAccount = await optionFailure(
-      mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'other-sa' }),
+      mintKubeconfig({ ...base, serviceAccount: `${ns}/plugin`, pod: 'other-sa' }),
     );
     expect(otherAccount[0]).toContain(
       'pod: other-sa runs as service account "default", not "plugin"',
     );
     expect(
-      await optionFailure(
-        mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', pod: 'gone' }),
-      ),
-    ).toEqual(['pod: gone: no such Pod in namespace team-a']);
+      await optionFailure(mintKubeconfig({ ...base, serviceAccount: `${ns}/plugin`, pod: 'gone' })),
+    ).toEqual([`pod: gone: no such Pod in namespace ${ns}`]);
     const nobody = cluster.env.userKubeconfig('nobody');
     expect(
       await failure(
         mintKubeconfig({
-          serviceAccount: 'team-a/plugin',
+          serviceAccount: `${ns}/plugin`,
           server: exposer.url,
           caFile: pki.caFile,
           kubeconfig: nobody.path,
         }),
       ),
     ).toContain(
-      'not allowed to mint tokens for service account team-a/plugin: the identity running this needs "create" on serviceaccounts/token in team-a',
+      `not allowed to mint tokens for service account ${ns}/plugin: the identity running this needs "create" on serviceaccounts/token in ${ns}`,
     );
     expect(
-      await failure(mintKubeconfig({ ...base, serviceAccount: 'team-a/plugin', expiration: 60 })),
+      await failure(mintKubeconfig({ ...base, serviceAccount: `${ns}/plugin`, expiration: 60 })),
     ).toContain('expiration: the apiserver accepts at least 600 seconds, got 60');
     expect(await failure(mintKubeconfig({ ...base, serviceAccount: 'plugin' }))).toContain(
       'serviceAccount: expected NAMESPACE/NAME such as kfx-system/slurm-plugin, got "plugin"',
@@ -227,7 +216,7 @@ describe('kfx expose-api env', () => {
   it('gives an in-cluster client everything it needs to reach the API through the proxy', async () => {
     const { text, caPem } = await renderEnv({
       server: exposer.url,
-      caSecret: 'kfx-system/kfx-expose-api-tls',
+      caSecret: `${system}/kfx-expose-api-tls`,
       client: cluster.admin,
     });
     const port = new URL(exposer.url).port;
@@ -244,7 +233,7 @@ describe('kfx expose-api env', () => {
       (parse(readFileSync(pluginKubeconfig, 'utf8')) as { users: { user: { token: string } }[] })
         .users[0]?.user.token ?? '';
     writeFileSync(join(secrets, 'token'), token);
-    writeFileSync(join(secrets, 'namespace'), 'team-a');
+    writeFileSync(join(secrets, 'namespace'), ns);
     const saved = { ...process.env };
     for (const line of text.trim().split('\n')) {
       const [name = '', value = ''] = line.split('=');
@@ -255,7 +244,7 @@ describe('kfx expose-api env', () => {
         loadKubeConfig({ inCluster: true, inClusterPathPrefix: root }),
         { logger: silent },
       );
-      const list = await inPod.list(resources.configMaps, { namespace: 'team-a' });
+      const list = await inPod.list(resources.configMaps, { namespace: ns });
       expect(list.metadata.resourceVersion).toBeDefined();
       inPod.close();
     } finally {
@@ -298,9 +287,9 @@ describe('kfx expose-api env', () => {
     );
     expect(
       await failure(
-        renderEnv({ server: exposer.url, caSecret: 'team-a/missing', client: cluster.admin }),
+        renderEnv({ server: exposer.url, caSecret: `${ns}/missing`, client: cluster.admin }),
       ),
-    ).toContain('caSecret: team-a/missing: no such Secret');
+    ).toContain(`caSecret: ${ns}/missing: no such Secret`);
   });
 });
 
@@ -314,8 +303,8 @@ describe('kfx expose-api check', () => {
       ['permissions', true],
     ]);
     expect(report.ok).toBe(true);
-    expect(report.identity?.username).toBe('system:serviceaccount:team-a:plugin');
-    expect(report.namespace).toBe('team-a');
+    expect(report.identity?.username).toBe(`system:serviceaccount:${ns}:plugin`);
+    expect(report.namespace).toBe(ns);
     expect(report.text).toMatch(/configmaps\s+\[\]\s+\[\]\s+\[get list watch\]/);
     expect(report.text).toMatch(
       /selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/,

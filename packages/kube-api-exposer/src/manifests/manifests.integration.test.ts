@@ -1,45 +1,31 @@
 // The rendered manifests against the real thing: the apiserver accepts every Kubernetes object
 // under strict field validation (a misspelt field fails), and the Helm chart, rendered by the
 // real helm binary, yields exactly the objects of the YAML renderer for the same options.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { KubeClient, resourcePath } from '@kfx/kube-runtime';
 import {
-  ensureBinaries,
+  helm,
   parseYamlDocuments,
-  startControlPlane,
-  type ControlPlane,
+  useSharedControlPlane,
+  type SharedControlPlane,
 } from '@kfx/testenv';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderManifests, type RenderManifestsOptions } from '../commands/manifests.js';
 
-const run = promisify(execFile);
-let env: ControlPlane;
+let env: SharedControlPlane;
 let client: KubeClient;
-let helm: string;
 const scratch = mkdtempSync(join(tmpdir(), 'kfx-exposer-manifests-'));
-const helmEnv = {
-  ...process.env,
-  HELM_CACHE_HOME: join(scratch, 'helm-cache'),
-  HELM_CONFIG_HOME: join(scratch, 'helm-config'),
-  HELM_DATA_HOME: join(scratch, 'helm-data'),
-};
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'exposer-manifests');
   client = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
-  helm = (await ensureBinaries(['helm'])).helm;
-  await client.request('POST', '/api/v1/namespaces', {
-    body: { metadata: { name: 'kfx-system' } },
-  });
 });
 afterAll(async () => {
   client.close();
-  await env.stop();
+  await env.release();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -87,7 +73,12 @@ async function dryRunApply(object: Obj): Promise<void> {
 describe('rendered manifests', () => {
   for (const [variant, options] of Object.entries(VARIANTS)) {
     it(`are accepted by the apiserver under strict validation: ${variant}`, async () => {
-      const { objects } = await renderManifests({ ...options, image: IMAGE });
+      // Into the file's namespace: a dry run of namespaced objects needs theirs to exist.
+      const { objects } = await renderManifests({
+        ...options,
+        image: IMAGE,
+        namespace: env.namespace,
+      });
       const kubernetes = (objects as Obj[]).filter(
         (o) => !o.apiVersion.startsWith('cert-manager.io/'),
       );
@@ -103,13 +94,10 @@ describe('rendered manifests', () => {
         format: 'helm',
         output: chart,
       });
-      const lint = await run(helm, ['lint', '--strict', chart], { env: helmEnv });
-      expect(lint.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
-      const { stdout } = await run(
-        helm,
-        ['template', 'kfx-expose-api', chart, '--namespace', 'kfx-system'],
-        { env: helmEnv },
+      expect(await helm(['lint', '--strict', chart])).toContain(
+        '1 chart(s) linted, 0 chart(s) failed',
       );
+      const stdout = await helm(['template', 'kfx-expose-api', chart, '--namespace', 'kfx-system']);
       const fromHelm = parseYamlDocuments<Obj>(stdout, `helm template kfx-expose-api ${chart}`);
       const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
       const sorted = (list: Obj[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));

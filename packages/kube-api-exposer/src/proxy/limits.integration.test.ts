@@ -1,7 +1,8 @@
 // Bad input and bad weather, against a real kube-apiserver: malformed requests, oversized and
 // slow headers, idle and stalled streams get clean answers and leave nothing open (the
 // apiserver's own gauge of long-running requests returns to zero); certificates reload in
-// place; an apiserver restart costs a 503 with Retry-After, not the proxy.
+// place; an apiserver restart costs a 503 with Retry-After, not the proxy. Owns its control
+// plane: it restarts the apiserver, and counts the apiserver's long-running requests.
 import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { resources } from '@kfx/kube-runtime';
-import { waitFor } from '@kfx/testenv';
+import { waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig } from '../commands/kubeconfig.js';
 import type { RunningExposer, ServeOptions } from '../commands/serve.js';
@@ -29,7 +30,7 @@ import { call, watch } from '../testing/https-client.js';
 import { sendRaw } from '../testing/raw-tls.js';
 import { openWebSocket } from '../testing/websocket.js';
 
-let cluster: Cluster;
+let cluster: Cluster<ControlPlane>;
 let pki: ProxyPki;
 let logs: CapturedLogs;
 let token: string;
@@ -40,7 +41,7 @@ const startExposer = (extra: Partial<ServeOptions> = {}) =>
 
 beforeAll(async () => {
   cluster = await startCluster();
-  await configMapReader(cluster.env, 'team-a', 'plugin');
+  await configMapReader(cluster, 'team-a', 'plugin');
   pki = proxyPki(cluster.dir);
   logs = captureLogs();
   const minted = await mintKubeconfig({

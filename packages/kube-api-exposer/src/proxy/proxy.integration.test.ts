@@ -3,15 +3,13 @@
 // outside the allow-list never leave the proxy, the proxy lends no identity, TLS is verified
 // against the exposed CA for an IP SAN, expired / wrong-audience / unbound tokens are refused,
 // and exec (WebSocket and SPDY) and WebSocket watches pass through upgrades.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { resources } from '@kfx/kube-runtime';
 import type { V1Pod } from '@kubernetes/client-node';
-import { ensureBinaries, waitFor } from '@kfx/testenv';
+import { kubectl, runKubectl, waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig } from '../commands/kubeconfig.js';
 import type { RunningExposer, ServeOptions } from '../commands/serve.js';
@@ -19,9 +17,8 @@ import {
   apply,
   captureLogs,
   configMapReader,
-  KWOK_EXEC,
   proxyPki,
-  startCluster,
+  joinCluster,
   startTestExposer,
   type CapturedLogs,
   type Cluster,
@@ -31,16 +28,15 @@ import { call, watch, type Answer } from '../testing/https-client.js';
 import { jwtClaims, signJwt } from '../testing/jwt.js';
 import { openWebSocket } from '../testing/websocket.js';
 
-const run = promisify(execFile);
 let cluster: Cluster;
+let ns: string;
 let pki: ProxyPki;
 let logs: CapturedLogs;
 let exposer: RunningExposer;
-let kubectl: string;
-/** Token of team-a/plugin, which may read ConfigMaps in team-a only. */
+/** Token of <ns>/plugin, which may read ConfigMaps in the file's namespace only. */
 let pluginToken: string;
 let pluginKubeconfig: string;
-/** Token of team-a/root, bound to cluster-admin. */
+/** Token of <ns>/root, bound to cluster-admin. */
 let rootToken: string;
 const closers: (() => Promise<void>)[] = [];
 
@@ -59,21 +55,21 @@ const mint = async (serviceAccount: string, extra: { audience?: string[]; pod?: 
   ).token.token;
 
 beforeAll(async () => {
-  cluster = await startCluster({ components: ['kwok'], kwokConfig: KWOK_EXEC });
-  kubectl = (await ensureBinaries(['kubectl'])).kubectl;
-  await configMapReader(cluster.env, 'team-a', 'plugin');
-  await apply(cluster.env, [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'root', namespace: 'team-a' } },
+  cluster = await joinCluster('exposer-proxy');
+  ns = cluster.namespace;
+  await configMapReader(cluster, ns, 'plugin');
+  await apply(cluster, [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'root', namespace: ns } },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
-      metadata: { name: 'team-a-root' },
+      metadata: { name: `${ns}-root` },
       roleRef: {
         apiGroup: 'rbac.authorization.k8s.io',
         kind: 'ClusterRole',
         name: 'cluster-admin',
       },
-      subjects: [{ kind: 'ServiceAccount', name: 'root', namespace: 'team-a' }],
+      subjects: [{ kind: 'ServiceAccount', name: 'root', namespace: ns }],
     },
   ]);
   pki = proxyPki(cluster.dir);
@@ -81,14 +77,14 @@ beforeAll(async () => {
   exposer = await startExposer();
   pluginKubeconfig = join(cluster.dir, 'plugin.kubeconfig');
   const minted = await mintKubeconfig({
-    serviceAccount: 'team-a/plugin',
+    serviceAccount: `${ns}/plugin`,
     server: exposer.url,
     caFile: pki.caFile,
     output: pluginKubeconfig,
     client: cluster.admin,
   });
   pluginToken = minted.token.token;
-  rootToken = await mint('team-a/root');
+  rootToken = await mint(`${ns}/root`);
 });
 
 afterAll(async () => {
@@ -99,14 +95,14 @@ afterAll(async () => {
 const configMap = (name: string, data: Record<string, string> = {}) => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
-  metadata: { name, namespace: 'team-a' },
+  metadata: { name, namespace: ns },
   data,
 });
 
 describe('through the proxy, a minted service-account token', () => {
   it('lists, and watches with events arriving while the watch stays open', async () => {
     await cluster.admin.create(resources.configMaps, configMap('before-watch'));
-    const list = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {
+    const list = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token: pluginToken,
     });
@@ -118,7 +114,7 @@ describe('through the proxy, a minted service-account token', () => {
     expect(body.items.map((i) => i.metadata.name)).toContain('before-watch');
 
     const events = await watch(
-      `${exposer.url}/api/v1/namespaces/team-a/configmaps?watch=true&resourceVersion=${body.metadata.resourceVersion}`,
+      `${exposer.url}/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${body.metadata.resourceVersion}`,
       { ca: pki.ca.cert, token: pluginToken },
     );
     try {
@@ -133,7 +129,7 @@ describe('through the proxy, a minted service-account token', () => {
         resources.configMaps,
         'during-watch',
         { data: { step: '2' } },
-        { namespace: 'team-a' },
+        { namespace: ns },
       );
       expect(await events.next()).toMatchObject({
         type: 'MODIFIED',
@@ -147,15 +143,15 @@ describe('through the proxy, a minted service-account token', () => {
   });
 
   it('is denied what RBAC denies, in the apiserver’s own words', async () => {
-    const secrets = await call(`${exposer.url}/api/v1/namespaces/team-a/secrets`, {
+    const secrets = await call(`${exposer.url}/api/v1/namespaces/${ns}/secrets`, {
       ca: pki.ca.cert,
       token: pluginToken,
     });
     expect(secrets.status).toBe(403);
     expect(status(secrets).message).toContain(
-      'User "system:serviceaccount:team-a:plugin" cannot list resource "secrets"',
+      `User "system:serviceaccount:${ns}:plugin" cannot list resource "secrets"`,
     );
-    const write = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {
+    const write = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token: pluginToken,
       method: 'POST',
@@ -217,7 +213,7 @@ describe('the proxy lends no identity', () => {
         'User "system:anonymous" cannot list resource "namespaces"',
       );
     }
-    const withToken = await call(`${fromAdminKubeconfig.url}/api/v1/namespaces/team-a/configmaps`, {
+    const withToken = await call(`${fromAdminKubeconfig.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token: pluginToken,
     });
@@ -227,30 +223,22 @@ describe('the proxy lends no identity', () => {
 
 describe('TLS and tokens', () => {
   it('kubectl verifies the exposed certificate (IP SAN) with the minted kubeconfig and lists what the identity may do', async () => {
-    const get = await run(kubectl, [
-      '--kubeconfig',
-      pluginKubeconfig,
-      'get',
-      'configmaps',
-      '-o',
-      'name',
-    ]);
-    expect(get.stdout).toContain('configmap/before-watch');
-    const canI = await run(kubectl, ['--kubeconfig', pluginKubeconfig, 'auth', 'can-i', '--list']);
-    expect(canI.stdout).toMatch(/configmaps\s+\[\]\s+\[\]\s+\[get list watch\]/);
+    const get = await kubectl(pluginKubeconfig, ['get', 'configmaps', '-o', 'name']);
+    expect(get).toContain('configmap/before-watch');
+    const canI = await kubectl(pluginKubeconfig, ['auth', 'can-i', '--list']);
+    expect(canI).toMatch(/configmaps\s+\[\]\s+\[\]\s+\[get list watch\]/);
 
     const stranger = createCertificateAuthority({ commonName: 'another CA' });
     const wrongCa = join(cluster.dir, 'wrong-ca.kubeconfig');
     await mintKubeconfig({
-      serviceAccount: 'team-a/plugin',
+      serviceAccount: `${ns}/plugin`,
       server: exposer.url,
       caFile: writeTemp('wrong-ca.crt', stranger.cert),
       output: wrongCa,
       client: cluster.admin,
     });
-    const refused = await run(kubectl, ['--kubeconfig', wrongCa, 'get', 'configmaps']).catch(
-      (e: unknown) => e as { stderr: string },
-    );
+    const refused = await runKubectl(wrongCa, ['get', 'configmaps']);
+    expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/x509: certificate signed by unknown authority/);
   });
 
@@ -259,7 +247,7 @@ describe('TLS and tokens', () => {
     const now = Math.floor(Date.now() / 1000);
     const resign = (changes: Record<string, unknown>) =>
       signJwt({ ...claims, ...changes }, cluster.testSigningKey);
-    const url = `${exposer.url}/api/v1/namespaces/team-a/configmaps`;
+    const url = `${exposer.url}/api/v1/namespaces/${ns}/configmaps`;
     // The same claims signed with the test key are accepted: only what changes below matters.
     expect(
       (
@@ -279,18 +267,18 @@ describe('TLS and tokens', () => {
       token: resign({ aud: ['https://elsewhere.example'] }),
     });
     expect(otherAudience.status).toBe(401);
-    const mintedForElsewhere = await mint('team-a/plugin', {
+    const mintedForElsewhere = await mint(`${ns}/plugin`, {
       audience: ['https://elsewhere.example'],
     });
     expect((await call(url, { ca: pki.ca.cert, token: mintedForElsewhere })).status).toBe(401);
   });
 
   it('stops accepting a token bound to a Pod once the Pod is deleted', async () => {
-    await apply(cluster.env, [
+    await apply(cluster, [
       {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'bound', namespace: 'team-a' },
+        metadata: { name: 'bound', namespace: ns },
         spec: {
           serviceAccountName: 'plugin',
           nodeName: 'kwok-node-0',
@@ -298,12 +286,12 @@ describe('TLS and tokens', () => {
         },
       },
     ]);
-    const bound = await mint('team-a/plugin', { pod: 'bound' });
+    const bound = await mint(`${ns}/plugin`, { pod: 'bound' });
     expect(jwtClaims(bound)).toMatchObject({ 'kubernetes.io': { pod: { name: 'bound' } } });
-    const url = `${exposer.url}/api/v1/namespaces/team-a/configmaps`;
+    const url = `${exposer.url}/api/v1/namespaces/${ns}/configmaps`;
     expect((await call(url, { ca: pki.ca.cert, token: bound })).status).toBe(200);
     await cluster.admin.delete(resources.pods, 'bound', {
-      namespace: 'team-a',
+      namespace: ns,
       gracePeriodSeconds: 0,
     });
     await waitFor(
@@ -320,17 +308,17 @@ describe('TLS and tokens', () => {
 
 describe('upgrades', () => {
   it('carries kubectl exec over WebSocket and over SPDY', async () => {
-    await apply(cluster.env, [
+    await apply(cluster, [
       {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'shell', namespace: 'team-a' },
+        metadata: { name: 'shell', namespace: ns },
         spec: { nodeName: 'kwok-node-0', containers: [{ name: 'c', image: 'busybox' }] },
       },
     ]);
     const rootKubeconfig = join(cluster.dir, 'root.kubeconfig');
     await mintKubeconfig({
-      serviceAccount: 'team-a/root',
+      serviceAccount: `${ns}/root`,
       server: exposer.url,
       caFile: pki.caFile,
       output: rootKubeconfig,
@@ -339,7 +327,7 @@ describe('upgrades', () => {
     await waitFor(
       async () => {
         const pod = await cluster.admin.get<V1Pod>(resources.pods, 'shell', {
-          namespace: 'team-a',
+          namespace: ns,
         });
         return pod.status?.phase === 'Running'
           ? { done: true, value: undefined }
@@ -347,24 +335,10 @@ describe('upgrades', () => {
       },
       { description: 'pod shell to run on the kwok node' },
     );
-    const exec = [
-      '--kubeconfig',
-      rootKubeconfig,
-      '-n',
-      'team-a',
-      'exec',
-      'shell',
-      '--',
-      'sh',
-      '-c',
-      'echo "through $0"',
-    ];
-    const overWebSocket = await run(kubectl, exec);
-    expect(overWebSocket.stdout).toBe('through sh\n');
-    const overSpdy = await run(kubectl, exec, {
-      env: { ...process.env, KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' },
-    });
-    expect(overSpdy.stdout).toBe('through sh\n');
+    const exec = ['-n', ns, 'exec', 'shell', '--', 'sh', '-c', 'echo "through $0"'];
+    const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+    expect(await kubectl(rootKubeconfig, exec)).toBe('through sh\n');
+    expect(await kubectl(rootKubeconfig, exec, undefined, spdy)).toBe('through sh\n');
     // An upgraded exchange is logged when its tunnel closes, which may be just after kubectl
     // has printed the output and exited.
     const upgraded = await waitFor(
@@ -386,15 +360,14 @@ describe('upgrades', () => {
     const noUpgrades = await startExposer({ upgrades: false });
     const refusedKubeconfig = join(cluster.dir, 'no-upgrades.kubeconfig');
     await mintKubeconfig({
-      serviceAccount: 'team-a/root',
+      serviceAccount: `${ns}/root`,
       server: noUpgrades.url,
       caFile: pki.caFile,
       output: refusedKubeconfig,
       client: cluster.admin,
     });
-    const refused = await run(kubectl, ['--kubeconfig', refusedKubeconfig, ...exec.slice(2)], {
-      env: { ...process.env, KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' },
-    }).catch((e: unknown) => e as { stderr: string });
+    const refused = await runKubectl(refusedKubeconfig, exec, undefined, spdy);
+    expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
       'protocol upgrades (exec, attach, port-forward, WebSocket) are disabled on this proxy',
     );
@@ -405,7 +378,7 @@ describe('upgrades', () => {
     const ws = await openWebSocket(
       hostname,
       Number(port),
-      '/api/v1/namespaces/team-a/configmaps?watch=true',
+      `/api/v1/namespaces/${ns}/configmaps?watch=true`,
       { ca: pki.ca.cert, token: pluginToken },
     );
     try {

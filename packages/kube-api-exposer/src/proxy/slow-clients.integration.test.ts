@@ -14,7 +14,7 @@ import {
   configMapReader,
   metricSample,
   proxyPki,
-  startCluster,
+  joinCluster,
   startTestExposer,
   until,
   type CapturedLogs,
@@ -25,11 +25,12 @@ import { call, watch } from '../testing/https-client.js';
 import { openRaw } from '../testing/raw-tls.js';
 
 let cluster: Cluster;
+let ns: string;
 let pki: ProxyPki;
 let logs: CapturedLogs;
-/** Token of team-a/plugin, which may read ConfigMaps. */
+/** Token of <ns>/plugin, which may read ConfigMaps. */
 let token: string;
-/** Token of team-a/writer, which may also create them. */
+/** Token of <ns>/writer, which may also create them. */
 let writerToken: string;
 const closers: (() => Promise<void>)[] = [];
 
@@ -38,23 +39,25 @@ const startExposer = (extra: Partial<ServeOptions> = {}) =>
 
 beforeAll(async () => {
   // Requests the apiserver waits on (slow bodies) must outlive its default 60 s request timeout
-  // on a slow machine, or a held place would free itself in the middle of a test.
-  cluster = await startCluster({ apiServerFlags: ['--request-timeout=10m'] });
-  await configMapReader(cluster.env, 'team-a', 'plugin');
-  await apply(cluster.env, [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'writer', namespace: 'team-a' } },
+  // on a slow machine, or a held place would free itself in the middle of a test: the shared
+  // plane's apiserver runs with --request-timeout=10m (vitest.config.ts).
+  cluster = await joinCluster('exposer-slow-clients');
+  ns = cluster.namespace;
+  await configMapReader(cluster, ns, 'plugin');
+  await apply(cluster, [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'writer', namespace: ns } },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
-      metadata: { name: 'configmap-writer', namespace: 'team-a' },
+      metadata: { name: 'configmap-writer', namespace: ns },
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create'] }],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
-      metadata: { name: 'writer-writes-configmaps', namespace: 'team-a' },
+      metadata: { name: 'writer-writes-configmaps', namespace: ns },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-writer' },
-      subjects: [{ kind: 'ServiceAccount', name: 'writer', namespace: 'team-a' }],
+      subjects: [{ kind: 'ServiceAccount', name: 'writer', namespace: ns }],
     },
   ]);
   pki = proxyPki(cluster.dir);
@@ -62,8 +65,8 @@ beforeAll(async () => {
   const mint = async (serviceAccount: string) =>
     (await mintKubeconfig({ serviceAccount, server: 'https://127.0.0.1:1', client: cluster.admin }))
       .token.token;
-  token = await mint('team-a/plugin');
-  writerToken = await mint('team-a/writer');
+  token = await mint(`${ns}/plugin`);
+  writerToken = await mint(`${ns}/writer`);
 });
 
 afterAll(async () => {
@@ -85,7 +88,7 @@ async function slowBody(
   const connection = await openRaw(exposer.port, pki.ca.cert);
   const body = JSON.stringify({ metadata: { name }, data: { padding: 'x'.repeat(padding) } });
   connection.socket.write(
-    'POST /api/v1/namespaces/team-a/configmaps HTTP/1.1\r\nHost: x\r\n' +
+    `POST /api/v1/namespaces/${ns}/configmaps HTTP/1.1\r\nHost: x\r\n` +
       'Content-Type: application/json\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       (bearer === undefined ? '' : `Authorization: Bearer ${bearer}\r\n`) +
@@ -104,7 +107,7 @@ describe('slow and numerous clients are bounded', () => {
     // Watches are long-running: they do not count against the in-flight limits.
     const watches = await Promise.all(
       [1, 2, 3].map(() =>
-        watch(`${exposer.url}/api/v1/namespaces/team-a/configmaps?watch=true`, {
+        watch(`${exposer.url}/api/v1/namespaces/${ns}/configmaps?watch=true`, {
           ca: pki.ca.cert,
           token,
         }),
@@ -133,13 +136,13 @@ describe('slow and numerous clients are bounded', () => {
       );
     }
     // Meanwhile reads are served, and the watches still deliver events.
-    const list = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {
+    const list = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token,
     });
     expect(list.status).toBe(200);
     await cluster.admin.create(resources.configMaps, {
-      metadata: { name: 'while-slow-bodies', namespace: 'team-a' },
+      metadata: { name: 'while-slow-bodies', namespace: ns },
     });
     for (const w of watches) {
       for (;;) {
@@ -156,7 +159,7 @@ describe('slow and numerous clients are bounded', () => {
       async () =>
         (await metricSample(exposer.opsUrl, 'kfx_exposer_active_streams{kind="request"}')) === 0,
     );
-    const created = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {
+    const created = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token: writerToken,
       method: 'POST',
@@ -171,7 +174,7 @@ describe('slow and numerous clients are bounded', () => {
 
   it('answers 408 to a body that does not arrive in time, asks nothing of the apiserver, and leaves watches alone', async () => {
     const exposer = await startExposer({ requestBodyTimeout: 1 });
-    const events = await watch(`${exposer.url}/api/v1/namespaces/team-a/configmaps?watch=true`, {
+    const events = await watch(`${exposer.url}/api/v1/namespaces/${ns}/configmaps?watch=true`, {
       ca: pki.ca.cert,
       token,
     });
@@ -191,17 +194,14 @@ describe('slow and numerous clients are bounded', () => {
       { description: 'the access line of the slow body', timeoutMs: 20_000 },
     );
     expect(line.status).toBe(408);
-    const missing = await call(
-      `${exposer.url}/api/v1/namespaces/team-a/configmaps/never-complete`,
-      {
-        ca: pki.ca.cert,
-        token: writerToken,
-      },
-    );
+    const missing = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps/never-complete`, {
+      ca: pki.ca.cert,
+      token: writerToken,
+    });
     expect(missing.status).toBe(404);
     // A body sent at once is not affected, and a watch open longer than the body timeout still
     // streams: the timeout is for receiving a request, not for a response.
-    const created = await call(`${exposer.url}/api/v1/namespaces/team-a/configmaps`, {
+    const created = await call(`${exposer.url}/api/v1/namespaces/${ns}/configmaps`, {
       ca: pki.ca.cert,
       token: writerToken,
       method: 'POST',

@@ -4,7 +4,7 @@
 // their TLS handshake or their request head, from one address and from many. Meanwhile tenant B,
 // from another address, makes 30 ordinary requests, each on a new connection: all must succeed.
 // The attacker talks raw TLS, as a hostile client would, and keeps whatever the proxy lets it
-// keep. Owns its control plane, as every file of this package (see fixtures.ts).
+// keep.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig } from '../commands/kubeconfig.js';
@@ -15,7 +15,7 @@ import {
   configMapReader,
   metricSample,
   proxyPki,
-  startCluster,
+  joinCluster,
   startTestExposer,
   type CapturedLogs,
   type Cluster,
@@ -26,11 +26,14 @@ import { openRaw } from '../testing/raw-tls.js';
 import { openWebSocket } from '../testing/websocket.js';
 
 let cluster: Cluster;
+/** The file's namespace (tenant A, the attacker) and tenant B's. */
+let ns: string;
+let nsB: string;
 let pki: ProxyPki;
 let logs: CapturedLogs;
-/** Tokens of ServiceAccounts of team-a, each allowed to edit everything in team-a. */
+/** Tokens of ServiceAccounts of tenant A (`ns`), each allowed to edit everything there. */
 const editors: string[] = [];
-/** Token of team-b/plugin, which may read ConfigMaps in team-b. */
+/** Token of tenant B's plugin, which may read ConfigMaps in `nsB`. */
 let tenantB: string;
 const closers: (() => Promise<void>)[] = [];
 
@@ -55,29 +58,30 @@ const startExposer = (extra: Partial<ServeOptions> = {}) =>
   startTestExposer(cluster, pki, closers, { logger: logs.logger, ...LIMITS, ...extra });
 
 beforeAll(async () => {
-  cluster = await startCluster();
-  await configMapReader(cluster.env, 'team-b', 'plugin');
+  cluster = await joinCluster('exposer-fairness');
+  ns = cluster.namespace;
+  nsB = await cluster.env.createNamespace('exposer-fairness-b');
+  await configMapReader(cluster, nsB, 'plugin');
   const editorNames = Array.from({ length: 8 }, (_, i) => `editor-${String(i)}`);
-  await apply(cluster.env, [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+  await apply(cluster, [
     ...editorNames.map((name) => ({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
-      metadata: { name, namespace: 'team-a' },
+      metadata: { name, namespace: ns },
     })),
     {
       // As the `edit` ClusterRole, whose rules need the aggregation controller to be filled in.
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
-      metadata: { name: 'namespace-editor', namespace: 'team-a' },
+      metadata: { name: 'namespace-editor', namespace: ns },
       rules: [{ apiGroups: ['', 'apps', 'batch'], resources: ['*'], verbs: ['*'] }],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
-      metadata: { name: 'editors', namespace: 'team-a' },
+      metadata: { name: 'editors', namespace: ns },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'namespace-editor' },
-      subjects: editorNames.map((name) => ({ kind: 'ServiceAccount', name, namespace: 'team-a' })),
+      subjects: editorNames.map((name) => ({ kind: 'ServiceAccount', name, namespace: ns })),
     },
   ]);
   pki = proxyPki(cluster.dir);
@@ -85,8 +89,8 @@ beforeAll(async () => {
   const mint = async (serviceAccount: string) =>
     (await mintKubeconfig({ serviceAccount, server: 'https://127.0.0.1:1', client: cluster.admin }))
       .token.token;
-  for (const name of editorNames) editors.push(await mint(`team-a/${name}`));
-  tenantB = await mint('team-b/plugin');
+  for (const name of editorNames) editors.push(await mint(`${ns}/${name}`));
+  tenantB = await mint(`${nsB}/plugin`);
 });
 
 afterAll(async () => {
@@ -155,7 +159,7 @@ async function holdTcp(exposer: RunningExposer, from: string): Promise<Held> {
   return { socket, answer: () => '', status: () => undefined, closed: () => isClosed };
 }
 
-const watchHead = (token: string, namespace = 'team-a') =>
+const watchHead = (token: string, namespace = ns) =>
   `GET /api/v1/namespaces/${namespace}/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n` +
   `Authorization: Bearer ${token}\r\n\r\n`;
 
@@ -166,7 +170,7 @@ const watchHead = (token: string, namespace = 'team-a') =>
 async function tenantBRequests(exposer: RunningExposer): Promise<string[]> {
   const outcomes: string[] = [];
   for (let i = 0; i < B_REQUESTS; i++) {
-    const outcome = await call(`${exposer.url}/api/v1/namespaces/team-b/configmaps`, {
+    const outcome = await call(`${exposer.url}/api/v1/namespaces/${nsB}/configmaps`, {
       ca: pki.ca.cert,
       token: tenantB,
       timeoutMs: 20_000,
@@ -209,7 +213,7 @@ describe('a tenant with a token cannot take every connection', () => {
       const refused = held.find((h) => h.status() === '429')?.answer() ?? '';
       expect(refused).toMatch(/\r\nRetry-After: 5\r\n/i);
       expect(refused).toContain(
-        'too many long-running requests (watches, followed logs, exec, attach, port-forward) for service accounts of namespace team-a: 5 at once (the proxy',
+        `too many long-running requests (watches, followed logs, exec, attach, port-forward) for service accounts of namespace ${ns}: 5 at once (the proxy`,
       );
       expect(refused).toContain("the proxy's maxLongRunningPerIdentity limit");
       // The refused connections are unauthenticated: a few are kept from one address, and
@@ -232,7 +236,7 @@ describe('a tenant with a token cannot take every connection', () => {
       const ws = await openWebSocket(
         hostname,
         Number(port),
-        '/api/v1/namespaces/team-a/configmaps?watch=true',
+        `/api/v1/namespaces/${ns}/configmaps?watch=true`,
         { ca: pki.ca.cert, token: editors[1] ?? '' },
       );
       expect(ws.head).toMatch(/^HTTP\/1\.1 429 /);
@@ -263,11 +267,11 @@ describe('a tenant with a token cannot take every connection', () => {
   it('idle connections kept open with a valid token are closed past its cap', async () => {
     const exposer = await startExposer();
     const held: Held[] = [];
-    const get = `GET /api/v1/namespaces/team-a/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${editors[0] ?? ''}\r\n\r\n`;
+    const get = `GET /api/v1/namespaces/${ns}/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${editors[0] ?? ''}\r\n\r\n`;
     try {
       for (let i = 0; i < 40; i++) held.push(await holdTls(exposer, ATTACKER, get));
       expect(await tenantBRequests(exposer)).toEqual(allOk);
-      // Every request was answered; past the eighth connection of team-a, with Connection: close.
+      // Every request was answered; past the eighth connection of tenant A, with Connection: close.
       const answered = held.filter((h) => h.status() === '200');
       expect(answered.length).toBeGreaterThanOrEqual(9);
       expect(stillOpen(held, '200')).toBe(8);

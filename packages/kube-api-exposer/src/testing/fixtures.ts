@@ -1,8 +1,9 @@
-// Shared set-up for the integration tests: a control plane that also trusts a test signing key
-// (for expired tokens) and whose kwok node serves exec, a namespace with a service account that
-// may only read ConfigMaps, certificates for the proxy, and logs captured as JSON lines.
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Shared set-up for the integration tests: the package's shared control plane (see
+// vitest.config.ts: kwok's node serves exec, the apiserver writes an audit log), or a plane of a
+// file's own; a namespace with a service account that may only read ConfigMaps, certificates for
+// the proxy, and logs captured as JSON lines.
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, type CertificateAuthority } from '@kfx/dev-certs';
@@ -10,27 +11,89 @@ import { KubeClient } from '@kfx/kube-runtime/client';
 import {
   applyManifests,
   startControlPlane,
+  useSharedControlPlane,
   waitFor,
   type ControlPlane,
   type ControlPlaneOptions,
+  type SharedControlPlane,
 } from '@kfx/testenv';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
+import { inject } from 'vitest';
 import { serve, type RunningExposer, type ServeOptions } from '../commands/serve.js';
 
-export interface Cluster {
-  env: ControlPlane;
+/** What the tests use of a plane: the shared one's share, or a plane of the file's own. */
+interface Plane {
+  server: string;
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  caCert: string;
+}
+
+export interface Cluster<P extends Plane = SharedControlPlane> {
+  env: P;
   admin: KubeClient;
-  /** Private key the apiserver accepts service-account tokens from, besides its own. */
+  /** The file's namespace: a fresh one on the shared plane, `team-a` on a plane of its own. */
+  namespace: string;
+  /** Private key the apiserver accepts service-account tokens from (for expired tokens). */
   testSigningKey: KeyObject;
   /** The apiserver's CA, as a file (for `upstreamCa`). */
   apiCaFile: string;
   dir: string;
-  /** Stops the control plane and removes the test's files. */
+  /** Cluster-scoped objects `apply` made, deleted by stop(). */
+  clusterScoped: KubernetesObject[];
+  /** Deletes what the file made (or stops its plane) and removes the test's files. */
   stop(): Promise<void>;
 }
 
-export async function startCluster(options: ControlPlaneOptions = {}): Promise<Cluster> {
+const silent = () => pino({ level: 'silent' });
+
+function writeApiCa(dir: string, caCert: string): string {
+  const apiCaFile = join(dir, 'apiserver-ca.crt');
+  writeFileSync(apiCaFile, caCert);
+  return apiCaFile;
+}
+
+/**
+ * The file's share of the package's control plane, in a fresh namespace `<label>-<hex>`; tokens
+ * signed with the plane's own service-account key pass its signature check.
+ */
+export async function joinCluster(label: string): Promise<Cluster> {
+  const env = await useSharedControlPlane(inject('kfxControlPlane'), label);
+  const dir = mkdtempSync(join(tmpdir(), 'kfx-exposer-test-'));
+  const admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: silent() });
+  const clusterScoped: KubernetesObject[] = [];
+  const stop = async () => {
+    try {
+      for (const object of clusterScoped.splice(0).reverse()) {
+        const ref = await admin.resolve(object.apiVersion ?? '', object.kind ?? '');
+        await admin.delete(ref, object.metadata?.name ?? '');
+      }
+      await env.release();
+    } finally {
+      admin.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  return {
+    env,
+    admin,
+    namespace: env.namespace,
+    testSigningKey: createPrivateKey(readFileSync(env.serviceAccountKeyFile)),
+    apiCaFile: writeApiCa(dir, env.caCert),
+    dir,
+    clusterScoped,
+    stop,
+  };
+}
+
+/**
+ * A control plane of the file's own (for a file that restarts the apiserver), trusting a test
+ * signing key besides its own; the file's namespace is `team-a`.
+ */
+export async function startCluster(
+  options: ControlPlaneOptions = {},
+): Promise<Cluster<ControlPlane>> {
   const dir = mkdtempSync(join(tmpdir(), 'kfx-exposer-test-'));
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const publicKeyFile = join(dir, 'test-signing.pub');
@@ -42,40 +105,46 @@ export async function startCluster(options: ControlPlaneOptions = {}): Promise<C
       ...(options.apiServerFlags ?? []),
     ],
   });
-  const apiCaFile = join(dir, 'apiserver-ca.crt');
-  writeFileSync(apiCaFile, env.caCert);
-  const admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: pino({ level: 'silent' }) });
+  const admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger: silent() });
   const stop = async () => {
     admin.close();
     await env.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { env, admin, testSigningKey: privateKey, apiCaFile, dir, stop };
+  return {
+    env,
+    admin,
+    namespace: 'team-a',
+    testSigningKey: privateKey,
+    apiCaFile: writeApiCa(dir, env.caCert),
+    dir,
+    clusterScoped: [],
+    stop,
+  };
 }
 
-/** kwok configuration so that `kubectl exec` reaches a local shell through the apiserver. */
-export const KWOK_EXEC = [
-  {
-    apiVersion: 'kwok.x-k8s.io/v1alpha1',
-    kind: 'ClusterExec',
-    metadata: { name: 'local-shell' },
-    spec: { execs: [{ local: { workDir: tmpdir() } }] },
-  },
-  {
-    apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
-    kind: 'KwokConfiguration',
-    options: { enableDebuggingHandlers: true },
-  },
-];
-
-/** Server-side applies plain objects (RBAC, Pods, …) as they are written in the tests. */
-export function apply(env: ControlPlane, objects: readonly object[]): Promise<KubernetesObject[]> {
-  return applyManifests(env.kubeConfig, objects);
+/**
+ * Server-side applies plain objects (RBAC, Pods, …) as they are written in the tests; the
+ * cluster-scoped ones (ClusterRoles, ClusterRoleBindings) are deleted by `cluster.stop()`.
+ */
+export async function apply(
+  cluster: Cluster<Plane>,
+  objects: readonly object[],
+): Promise<KubernetesObject[]> {
+  const applied = await applyManifests(cluster.env.kubeConfig, objects);
+  cluster.clusterScoped.push(
+    ...applied.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding'),
+  );
+  return applied;
 }
 
 /** Namespace `ns` with service account `name` that may get, list and watch ConfigMaps only. */
-export async function configMapReader(env: ControlPlane, ns: string, name: string): Promise<void> {
-  await apply(env, [
+export async function configMapReader(
+  cluster: Cluster<Plane>,
+  ns: string,
+  name: string,
+): Promise<void> {
+  await apply(cluster, [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
     {
@@ -162,7 +231,7 @@ export async function metricSample(opsUrl: string | undefined, sample: string): 
  * into `closers`, for the file's afterAll.
  */
 export async function startTestExposer(
-  cluster: Cluster,
+  cluster: Cluster<Plane>,
   pki: ProxyPki,
   closers: (() => Promise<void>)[],
   options: Partial<ServeOptions> = {},
