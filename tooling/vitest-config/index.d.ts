@@ -38,7 +38,13 @@ export interface KfxTestOptions {
    * Start one control plane for the package's integration run, with these components; files
    * join it with @kfx/testenv's `useSharedControlPlane(inject('kfxControlPlane'), label)`.
    */
-  controlPlane?: Omit<SharedControlPlaneOptions, 'kubernetesMinor'>;
+  controlPlane?: Omit<SharedControlPlaneOptions, 'kubernetesMinor'> & {
+    /**
+     * Whether `integration-oldest` gets a shared plane of the oldest minor too. Default true;
+     * false when every file named in `oldestMinor` owns its plane, so none idles unused.
+     */
+    oldestMinor?: boolean;
+  };
   /**
    * Integration files (paths or globs from the package) that also run on the oldest
    * Kubernetes minor kfx supports, as the project `integration-oldest`: those that touch APIs

@@ -17,15 +17,16 @@ const integration = '**/*.integration.test.ts';
 /** @param {import('./index.d.ts').KfxTestOptions} [options] */
 export function kfxTest(options = {}) {
   const { integrationTimeoutMs = 180_000, controlPlane, oldestMinor = [] } = options;
+  const { oldestMinor: sharedOldest = true, ...planeOptions } = controlPlane ?? {};
   /** @param {'oldest'} [minor] unset: $KFX_KUBERNETES_MINOR, as the files' own planes */
   const shared = (minor) =>
-    controlPlane
+    controlPlane && (minor === undefined || sharedOldest)
       ? {
           globalSetup: [fileURLToPath(new URL('./control-plane-setup.js', import.meta.url))],
           provide: {
             kfxControlPlaneOptions: minor
-              ? { ...controlPlane, kubernetesMinor: minor }
-              : controlPlane,
+              ? { ...planeOptions, kubernetesMinor: minor }
+              : planeOptions,
           },
         }
       : {};

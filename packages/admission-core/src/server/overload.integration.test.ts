@@ -1,16 +1,20 @@
+// A webhook at its maxInFlight bound, called by a real kube-apiserver: the server answers 429
+// with Retry-After while its only admission place is held, and the apiserver retries until the
+// Pod is admitted. On the package's shared control plane, its webhook configuration scoped to
+// the file's namespace.
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   applyManifests,
   h2Session,
   postH2,
   runKubectl,
-  startControlPlane,
+  useSharedControlPlane,
   waitFor,
   type Answer,
-  type ControlPlane,
   type KubectlRun,
+  type SharedControlPlane,
 } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Plain } from '../review/plain-json.js';
 import { admissionReviewFor } from '../review/review-builder.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
@@ -47,18 +51,21 @@ function pod(name: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'team-a' },
+    metadata: { name, namespace },
     spec: { containers: [{ name: 'main', image: 'busybox' }] },
   };
 }
 
-let env: ControlPlane | undefined;
+/** The file's namespace on the package's shared control plane, and its webhook's name. */
+let namespace = '';
+let env: SharedControlPlane | undefined;
 let t: TestServer | undefined;
 let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlRun>;
 
 beforeAll(async () => {
-  const plane = await startControlPlane();
+  const plane = await useSharedControlPlane(inject('kfxControlPlane'), 'overload');
   env = plane;
+  namespace = plane.namespace;
   kubectl = (args, stdin) => runKubectl(plane.kubeconfigPath, args, stdin);
   t = await startTestServer({
     webhooks: [holder, labeller],
@@ -67,13 +74,15 @@ beforeAll(async () => {
   });
   const configuration = renderWebhookConfiguration({
     kind: 'mutating',
-    name: 'kfx-overload',
+    name: namespace,
     namespace: 'kfx-system',
     url: `https://127.0.0.1:${t.port}`,
     caBundle: t.certs.caCert,
     webhooks: [
       {
         webhook: labeller,
+        // Called for this file's namespaces only: other files share the plane.
+        namespaceSelector: plane.scope(),
         rules: [
           { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
         ],
@@ -83,12 +92,7 @@ beforeAll(async () => {
       },
     ],
   });
-  await applyManifests(
-    env.kubeConfig,
-    [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }, configuration]
-      .map((o) => JSON.stringify(o))
-      .join('\n---\n'),
-  );
+  await applyManifests(env.kubeConfig, JSON.stringify(configuration));
   await waitFor(
     async () => {
       const probe = await kubectl(
@@ -105,8 +109,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   release();
+  if (env)
+    await kubectl(['delete', 'mutatingwebhookconfiguration', namespace, '--ignore-not-found']);
   await t?.stop();
-  await env?.stop();
+  await env?.release();
 });
 
 describe('a webhook at its maxInFlight bound, called by a real kube-apiserver', () => {

@@ -3,8 +3,8 @@
 // them. The real kube-apiserver, calling the same server meanwhile, must still get every Pod
 // mutated: neither admitted without its mutation (failurePolicy Ignore, the kfx-webhook chart's
 // default) nor refused. The attacker connects from 127.0.0.2 and the apiserver from 127.0.0.1:
-// two clients, as a tenant's Pod and the apiserver are in a cluster. Owns its control plane, as
-// every admission-core integration file does.
+// two clients, as a tenant's Pod and the apiserver are in a cluster. On the package's shared
+// control plane, its webhook configuration scoped to the file's namespace.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ClientHttp2Session } from 'node:http2';
 import {
@@ -12,13 +12,13 @@ import {
   h2Session,
   postH2Unread,
   runKubectl,
-  startControlPlane,
+  useSharedControlPlane,
   waitFor,
-  type ControlPlane,
   type KubectlRun,
+  type SharedControlPlane,
 } from '@kfx/testenv';
 import { proxyMutation } from '@kfx/testenv/bench';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Plain } from '../review/plain-json.js';
 import { admissionReviewFor } from '../review/review-builder.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
@@ -36,7 +36,7 @@ function pod(name: string, containers = 2): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'team-a' },
+    metadata: { name, namespace },
     spec: {
       containers: Array.from({ length: containers }, (_, i) => ({
         name: `c${i}`,
@@ -50,27 +50,32 @@ function review(uid: string, containers: number): string {
   return JSON.stringify(admissionReviewFor({ object: pod(uid, containers), uid }));
 }
 
-let env: ControlPlane | undefined;
+/** The file's namespace on the package's shared control plane, and its webhook's name. */
+let namespace = '';
+let env: SharedControlPlane | undefined;
 let t: TestServer | undefined;
 let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlRun>;
 const attackers: ClientHttp2Session[] = [];
 
 beforeAll(async () => {
-  const plane = await startControlPlane();
+  const plane = await useSharedControlPlane(inject('kfxControlPlane'), 'unread-answers');
   env = plane;
+  namespace = plane.namespace;
   kubectl = (args, stdin) => runKubectl(plane.kubeconfigPath, args, stdin);
   // Every bound at its default, except the answer deadline: the attacker's answers must still
   // be held while the Pods below are created (the deadline has a test of its own).
   t = await startTestServer({ webhooks: [proxy], answerTimeoutMs: 600_000 });
   const configuration = renderWebhookConfiguration({
     kind: 'mutating',
-    name: 'kfx-unread',
+    name: namespace,
     namespace: 'kfx-system',
     url: `https://127.0.0.1:${t.port}`,
     caBundle: t.certs.caCert,
     webhooks: [
       {
         webhook: proxy,
+        // Called for this file's namespaces only: other files share the plane.
+        namespaceSelector: plane.scope(),
         rules: [
           { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
         ],
@@ -79,12 +84,7 @@ beforeAll(async () => {
       },
     ],
   });
-  await applyManifests(
-    plane.kubeConfig,
-    [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }, configuration]
-      .map((o) => JSON.stringify(o))
-      .join('\n---\n'),
-  );
+  await applyManifests(plane.kubeConfig, JSON.stringify(configuration));
   await waitFor(
     async () => {
       const probe = await kubectl(
@@ -101,8 +101,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   stopAttack();
+  if (env)
+    await kubectl(['delete', 'mutatingwebhookconfiguration', namespace, '--ignore-not-found']);
   await t?.stop();
-  await env?.stop();
+  await env?.release();
 });
 
 /** Answers the server has given (or refused) on the proxy route so far, and how many were 429. */
@@ -211,9 +213,9 @@ describe('a webhook whose answers a tenant posts for and never reads, called by 
     );
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('admission webhook "proxy.kfx.dev" denied the request');
-    expect(refused.stderr).toContain('Pod team-a/too-many-containers');
+    expect(refused.stderr).toContain(`Pod ${namespace}/too-many-containers`);
     expect(refused.stderr).toContain('(maxPatchBytes)');
-    const get = await kubectl(['get', 'pod', '-n', 'team-a', 'too-many-containers']);
+    const get = await kubectl(['get', 'pod', '-n', namespace, 'too-many-containers']);
     expect(get.stderr).toContain('NotFound');
   });
 });

@@ -1,6 +1,7 @@
 // The raw client against a real kube-apiserver: verbs, paging, errors as the server words them,
 // discovery, a real 410, RBAC, surviving an apiserver restart, and proxy handling (API traffic
 // never goes through HTTP(S)_PROXY unless asked to).
+// It owns its control plane: it restarts the API server.
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';

@@ -2,26 +2,25 @@
 // graceful stop hands over at once (well before the lease would expire); a leader that can no
 // longer reach the API steps down and the standby takes over after the lease duration. The two
 // are never leaders at the same time.
-import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
+import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../client/client.js';
 import { LeaderElector } from './leader-election.js';
 import type { Lease } from './lease.js';
 import { resources } from '../client/resources.js';
 
 const logger = pino({ level: 'silent' });
-let env: ControlPlane;
+let env: SharedControlPlane;
 let admin: KubeClient;
 
 beforeAll(async () => {
-  env = await startControlPlane();
+  env = await useSharedControlPlane(inject('kfxControlPlane'), 'leader-election');
   admin = KubeClient.fromKubeConfig(env.kubeConfig, { logger });
-  await admin.create(resources.namespaces, { metadata: { name: 'kfx-system' } });
 });
 afterAll(async () => {
   admin.close();
-  await env.stop();
+  await env.release();
 });
 
 interface Candidate {
@@ -40,7 +39,7 @@ function candidate(
   const client = KubeClient.fromKubeConfig(env.kubeConfig, { logger, retry: { retries: 0 } });
   const elector = new LeaderElector({
     client,
-    namespace: 'kfx-system',
+    namespace: env.namespace,
     name: lease,
     identity,
     leaseDurationSeconds: timing.lease,
@@ -82,7 +81,7 @@ const leaderOf = (a: Candidate, b: Candidate) =>
   a.elector.isLeader() ? 'a' : b.elector.isLeader() ? 'b' : undefined;
 
 const lease = (name: string) =>
-  admin.get<Lease>(resources.leases, name, { namespace: 'kfx-system' });
+  admin.get<Lease>(resources.leases, name, { namespace: env.namespace });
 
 describe('leader election on a real Lease', () => {
   it('elects one leader and hands over at once on a graceful stop', async () => {

@@ -1,6 +1,7 @@
 // The informer against a real kube-apiserver: list + watch, indexes, selectors, readiness, and
 // an apiserver restart: the resourceVersion it held is then too old (410), so it lists again and
 // reports every change made after the restart, deletions included (no lost update).
+// It owns its control plane: it restarts the API server.
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
