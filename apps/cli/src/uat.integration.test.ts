@@ -1,5 +1,7 @@
 // `kfx uat run` as CI runs it: the built binary in a child process, against a real control plane
 // with kwok, behind a proxy that does not exist.
+// It owns its control plane: it applies what `kfx uat rbac` prints (ClusterRoles, a
+// ValidatingAdmissionPolicy and their bindings, of fixed names), which hold cluster-wide.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,8 @@
 // and value limit; unbounded, each made a 74 MiB answer and took the process past 400 MiB) on
 // several connections from several addresses and read no answer. Its peak RSS must stay under
 // the chart's limit, and the Pods the real kube-apiserver sends meanwhile must still get the
-// proxy. Owns its control plane, as the chart test does.
+// proxy. It owns its control plane: it measures the process's memory, and registers the chart's
+// webhook configuration (a fixed name, for every namespace but the excluded ones).
 import type { ClientHttp2Session } from 'node:http2';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';

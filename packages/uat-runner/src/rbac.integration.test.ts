@@ -1,6 +1,8 @@
 // The RBAC `kfx uat rbac` prints, on a real kube-apiserver (RBAC and ValidatingAdmissionPolicy
 // enforced): a real service-account token holding nothing else runs a whole suite, and every
 // escalation a cluster-wide role used to allow is refused.
+// It owns its control plane: it applies what `kfx uat rbac` prints (ClusterRoles, a
+// ValidatingAdmissionPolicy and their bindings, of fixed names), which hold cluster-wide.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,6 +2,8 @@
 // (versitygw): Prow's layout after a passing, a failing and an interrupted run, credentials from
 // the AWS variables and from a profile in the shared files, and uploads that fail — refused at
 // the start (nothing is made in the cluster) or lost half-way (the exit code says so).
+// It owns its control plane: no other file of the package can share one (run restarts the API
+// server, rbac and policy-support change cluster-wide policy), and one file alone gains nothing.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,8 @@
 // kfx-webhook and kfx-controller started with credentials that lack the permissions their caches
 // need (hand-made RBAC that misses a rule): each stops at once with an exit code and a message
 // naming the refused request, instead of waiting forever for caches that cannot fill.
+// It owns its control plane: e2e's files have no shared one (every other file runs an app that
+// acts cluster-wide, installs a chart or needs a real node).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

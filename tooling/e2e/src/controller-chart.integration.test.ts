@@ -2,6 +2,8 @@
 // accepted (RBAC for every reconciler, template files, leader-election Role), bad values refused
 // with their names, a new configuration or template rolling the Pods, and an uninstall that
 // leaves nothing behind, ClusterRole and ClusterRoleBinding included.
+// It owns its control plane: it installs the chart's ClusterRole and ClusterRoleBinding (fixed
+// names), and kfx-controller acts on every Profile of the cluster.
 import type { V1ClusterRole, V1Deployment, V1ReplicaSet } from '@kubernetes/client-node';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

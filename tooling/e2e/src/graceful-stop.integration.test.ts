@@ -3,6 +3,7 @@
 // exits 1 at once, without waiting. The built binaries, against a real control plane: an
 // admission held half-sent (kfx-webhook), a request held on its way to the apiserver by a relay
 // the test pauses (kfx-controller's Lease release, `kfx expose-api serve`'s proxied request).
+// It owns its control plane: kfx-controller acts on every Profile of the cluster.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,8 @@
 // node): every object accepted, bad values refused by the schema with their names, an upgrade
 // with a new configuration rolling the Pods, and an uninstall that leaves nothing behind. Both
 // TLS paths: cert-manager (minimal CRDs: API acceptance, not issuance) and a provided Secret.
+// It owns its control plane: it installs the chart's webhook configuration (for every namespace)
+// and cluster-wide RBAC of fixed names, and cert-manager's CRDs.
 import type {
   KubernetesObject,
   V1Deployment,

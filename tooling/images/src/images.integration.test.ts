@@ -1,6 +1,8 @@
 // The three app images, built here and run with podman against the real test control plane:
 // the webhook mutates a Pod the apiserver sends it, the controller reconciles a Profile, the CLI
 // answers. Skipped, saying why, only where podman cannot run containers.
+// It owns its control plane: the only integration file of its package, it registers a webhook
+// for every namespace and runs kfx-controller, which acts on every Profile of the cluster.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

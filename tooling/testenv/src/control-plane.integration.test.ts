@@ -1,3 +1,8 @@
+// startControlPlane itself: etcd and kube-apiserver round-trip objects as written, call a webhook
+// on 127.0.0.1, restart on the same data and deny a plain user; a dead HTTP(S)_PROXY changes
+// nothing; with controller-manager, scheduler and kwok, garbage collection, Jobs, logs and
+// namespace deletion work; stop() leaves no folder or process behind.
+// It starts its own control planes: they are what it tests.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // command renders a chart with what the guide says, and helm installs it on the real API server
 // (cert-manager's API from minimal CRDs); `kfx expose-api serve` in front of the real API server, as the Deployment runs
 // it, lets the guide's kubeconfig pass `kfx expose-api check` and `kubectl auth can-i --list`.
+// It owns its control plane: it installs cert-manager's CRDs, cluster-wide.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,6 +2,8 @@
 // kfx-webhook binary (registered with the real API server through the chart's own webhook
 // configuration) gives every container of the guide's Pod the variables of the guide's
 // PodDefault, in both cases; NO_PROXY keeps every entry of the old list.
+// It owns its control plane: kfx-webhook is registered through the chart's webhook configuration,
+// for every namespace.
 import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '@kfx/testenv';
 import { mkdtempSync, rmSync } from 'node:fs';

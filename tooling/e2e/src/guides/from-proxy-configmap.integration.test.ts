@@ -1,6 +1,7 @@
 // The check of docs/migration/from-proxy-configmap.md: with the guide's Helm values, the real
 // kfx-controller binary keeps the guide's ConfigMap, key for key, in a namespace that had the
 // hand-made copy and in a new Profile's namespace, and puts a deleted one back.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import {
   applyManifests,

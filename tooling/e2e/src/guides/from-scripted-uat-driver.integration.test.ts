@@ -2,6 +2,8 @@
 // word for word, run by the built kfx against a control plane whose kwok node runs the Job's Pod
 // and serves its log, behind a proxy that does not exist: exit 0, the artifacts the guide names,
 // nothing left behind.
+// It owns its control plane: the guide's command line, word for word, names a Profile
+// (`test-kubeflow`) of a fixed name.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,6 +5,7 @@
 // in place with their old specs, keep the Artifactory Secret copied from `das`, leave exactly the
 // replaced policies for the rollout's delete step, and end with the NetworkPolicies the guide
 // lists.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster.
 import type {
   KubernetesObject,
   V1LimitRange,

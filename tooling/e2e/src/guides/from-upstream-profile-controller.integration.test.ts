@@ -4,6 +4,7 @@
 // every old object is still the same object, none is made twice, the owner's binding reads as
 // Kubeflow's access management reads it, the Istio policy is added, and nothing is deleted when
 // kfx-controller stops.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster.
 import type { KubernetesObject, V1RoleBinding } from '@kubernetes/client-node';
 import {
   applyManifests,

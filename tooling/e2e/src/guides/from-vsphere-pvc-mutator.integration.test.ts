@@ -6,6 +6,8 @@
 // binding; then the guide's claims get the classes of its `kfx` column with its warnings, a Pod
 // with an Istio-style init container is admitted with the guide's warning, and the values for
 // PodSecurityPolicy clusters make the binding the old watcher made.
+// It owns its control plane: kfx-controller acts on every Profile of the cluster, and kfx-webhook
+// is registered for every namespace.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -10,6 +10,7 @@
 // namespace, Job or Secret of kfx's, and no Argo pod once the Workflows are deleted. Each run's
 // Prow files and Argo's output artifacts are read back from the bucket (of a stopped run, Argo
 // saves only the log so far: its executor does not wait for kfx once stopped).
+// It owns its control plane: it needs a real node.
 import type { V1Pod } from '@kubernetes/client-node';
 import { containersUnavailable } from '@kfx/images';
 import {

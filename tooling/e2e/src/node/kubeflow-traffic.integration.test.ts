@@ -9,6 +9,7 @@
 // - behind a TLS-inspecting proxy, a Go client trusts the proxy's certificates through the
 //   injected SSL_CERT_FILE (the proxy CA bundle from a ConfigMap, mounted read-only), and a pod
 //   that names its own SSL_CERT_FILE does not.
+// It owns its control plane: it needs a real node.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,6 +4,7 @@
 // whose log names the pod; a Pod whose own NO_PROXY covers the origin reaches it directly; an
 // init container and a Job's pod behave the same; a tool that reads only the lower-case
 // http_proxy (busybox wget, like curl) is covered too.
+// It owns its control plane: it needs a real node.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

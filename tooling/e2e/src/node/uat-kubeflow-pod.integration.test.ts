@@ -11,6 +11,7 @@
 //   http-backend through a Service), in a namespace that enforces the `restricted` Pod Security
 //   level, so the init container that fetches them passes it too; a ref that does not exist ends
 //   the run with git's own words.
+// It owns its control plane: it needs a real node.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,6 +5,7 @@
 // container. A passing suite exits 0 with its real log and JUnit, a failing one exits 1, the
 // --env proxy settings win over what kfx-webhook injects, Ctrl-C in the middle exits 130 with
 // nothing left in the cluster, and an image the registry does not have ends the run at once.
+// It owns its control plane: it needs a real node.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -4,6 +4,7 @@
 // to a loopback origin and logs them, two nodes run at once with Services of their own, and
 // nothing is left on the host (processes, links, iptables rules, files) after stop() or after
 // the test process is killed (the reaper).
+// It starts its own control planes: they are what it tests.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
