@@ -2,6 +2,7 @@
 // environment holds the AWS variables, against a real control plane with kwok and a real S3
 // server (versitygw). S3 is outside traffic: it follows HTTP(S)_PROXY/NO_PROXY, while the
 // Kubernetes API never does.
+// On the CLI's shared control plane: its runs' Profiles are named after the file's namespace.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -15,33 +16,39 @@ import {
   freePort,
   KWOK_ANNOTATIONS,
   serveLogsFromFile,
-  startControlPlane,
+  useSharedControlPlane,
   startS3Server,
-  type ControlPlane,
+  type SharedControlPlane,
   type S3Server,
 } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kfx-cli-s3-'));
 const deadProxy = 'http://127.0.0.1:9';
 const BUCKET = 'ci-results';
 
-let env: ControlPlane | undefined;
+let env: SharedControlPlane | undefined;
+/** The file's namespace on the CLI's shared plane: its runs' Profiles are named after it. */
+let ns = '';
+/** Stops kwok serving each suite's log. */
+const logRemovers: (() => Promise<void>)[] = [];
 let s3: S3Server | undefined;
 let client: KubeClient;
 
 beforeAll(async () => {
   [env, s3] = await Promise.all([
-    startControlPlane({ components: ['controller-manager', 'scheduler', 'kwok'] }),
+    useSharedControlPlane(inject('kfxControlPlane'), 'cli-s3'),
     startS3Server({ buckets: [BUCKET] }),
   ]);
+  ns = env.namespace;
   client = KubeClient.fromKubeConfig(env.kubeConfig);
 }, 900_000);
 
 afterAll(async () => {
   client.close();
-  await Promise.all([env?.stop(), s3?.stop()]);
+  for (const remove of logRemovers) await remove();
+  await Promise.all([env?.release(), s3?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -97,7 +104,7 @@ async function suiteLog(namespace: string, lines: string[]): Promise<void> {
   const file = join(dir, `${namespace}.log`);
   writeFileSync(file, '');
   appendLog(file, ...lines);
-  if (env) await serveLogsFromFile(env.kubeconfigPath, { namespace, file });
+  if (env) logRemovers.push(await serveLogsFromFile(env.kubeconfigPath, { namespace, file }));
 }
 
 const run = (profile: string, ...more: string[]) => [
@@ -155,10 +162,10 @@ async function recordingProxy(): Promise<{ url: string; seen: string[]; close():
 
 describe('kfx uat run --artifacts s3://…', () => {
   it('uploads with the credentials of the environment, to S3 and a folder at once', async () => {
-    await suiteLog('cli-s3-pass', ['collected 1 item', '1 passed']);
-    const local = join(dir, 'cli-s3-pass-results');
+    await suiteLog(`${ns}-pass`, ['collected 1 item', '1 passed']);
+    const local = join(dir, `${ns}-pass-results`);
     const { code, stdout, stderr } = await kfx(
-      run('cli-s3-pass', '--artifacts', local, '--artifacts', `s3://${BUCKET}/runs/pass`),
+      run(`${ns}-pass`, '--artifacts', local, '--artifacts', `s3://${BUCKET}/runs/pass`),
       // The endpoint from AWS_ENDPOINT_URL_S3 (path style follows); the server past NO_PROXY.
       { ...server().env, NO_PROXY: '127.0.0.1' },
     );
@@ -179,9 +186,9 @@ describe('kfx uat run --artifacts s3://…', () => {
   it('sends S3 requests through HTTP_PROXY, and none of its API requests', async () => {
     const proxy = await recordingProxy();
     try {
-      await suiteLog('cli-s3-proxy', ['through the proxy']);
+      await suiteLog(`${ns}-proxy`, ['through the proxy']);
       const { code, stderr } = await kfx(
-        run('cli-s3-proxy', '--artifacts', `s3://${BUCKET}/runs/proxy`),
+        run(`${ns}-proxy`, '--artifacts', `s3://${BUCKET}/runs/proxy`),
         {
           ...server().env,
           HTTP_PROXY: proxy.url,
@@ -204,10 +211,10 @@ describe('kfx uat run --artifacts s3://…', () => {
   });
 
   it('says ABORTED in finished.json after SIGTERM, and exits 143', async () => {
-    await suiteLog('cli-s3-term', ['a long suite']);
+    await suiteLog(`${ns}-term`, ['a long suite']);
     const { code } = await kfx(
       run(
-        'cli-s3-term',
+        `${ns}-term`,
         '--pod-annotation',
         `${KWOK_ANNOTATIONS.runFor}=120s`,
         '--artifacts',
@@ -233,7 +240,7 @@ describe('kfx uat run --artifacts s3://…', () => {
     const dead = await freePort();
     const { code, stderr } = await kfx(
       run(
-        'cli-s3-dead',
+        `${ns}-dead`,
         '--artifacts',
         `s3://${BUCKET}/runs/dead`,
         '--s3-endpoint',
@@ -247,12 +254,12 @@ describe('kfx uat run --artifacts s3://…', () => {
         `^kfx: artifacts upload failed: s3://${BUCKET}/runs/dead/started\\.json: .*ECONNREFUSED.* \\(exit 2\\)\\n$`,
       ),
     );
-    await expect(client.get(resources.profiles, 'cli-s3-dead')).rejects.toThrow();
+    await expect(client.get(resources.profiles, `${ns}-dead`)).rejects.toThrow();
   });
 
   it('exits 2 naming the key and S3’s error for a key it does not know', async () => {
     const { code, stdout, stderr } = await kfx(
-      run('cli-s3-badkey', '--artifacts', `s3://${BUCKET}/runs/badkey`),
+      run(`${ns}-badkey`, '--artifacts', `s3://${BUCKET}/runs/badkey`),
       { ...server().env, AWS_ACCESS_KEY_ID: 'NOSUCHKEY', NO_PROXY: '127.0.0.1' },
     );
     expect(code).toBe(2);
