@@ -21,14 +21,13 @@ import {
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import {
   atLeastMinor,
-  ensureBinaries,
+  runKubectl,
   serveWebhook,
   startControlPlane,
   waitFor,
   type ControlPlane,
   type ServedWebhook,
 } from '@kfx/testenv';
-import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -210,18 +209,13 @@ afterAll(async () => {
 
 /** `kubectl create` of one object: what the API server stored, and kubectl's stderr (warnings). */
 async function kubectlCreate(object: object): Promise<{ object: Pod; stderr: string }> {
-  const { kubectl } = await ensureBinaries(['kubectl']);
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      kubectl,
-      ['--kubeconfig', env?.kubeconfigPath ?? '', 'create', '-f', '-', '-o', 'json'],
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`kubectl create: ${stderr}`));
-        else resolve({ object: JSON.parse(stdout) as Pod, stderr });
-      },
-    );
-    child.stdin?.end(JSON.stringify(object));
-  });
+  const created = await runKubectl(
+    env?.kubeconfigPath ?? '',
+    ['create', '-f', '-', '-o', 'json'],
+    JSON.stringify(object),
+  );
+  if (created.code !== 0) throw new Error(`kubectl create: ${created.stderr}`);
+  return { object: JSON.parse(created.stdout) as Pod, stderr: created.stderr };
 }
 
 async function podsOf(ns: string, labelSelector: string, count: number): Promise<Pod[]> {
