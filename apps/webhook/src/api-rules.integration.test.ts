@@ -3,6 +3,8 @@
 // with what the code computes from the configuration file the chart renders beside it; and on a
 // real apiserver the webhooks start with exactly those rights (caches synced, nothing refused)
 // while without any one rule something a user would notice breaks, naming it.
+// It owns its control plane: the package's other files own theirs (chart, attack), and one file
+// alone gains nothing from a shared one.
 import { admissionReviewFor, reviewAdmission } from '@kfx/admission-core';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
