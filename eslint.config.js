@@ -5,6 +5,14 @@ import prettier from 'eslint-config-prettier';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+// A package reaches another one through its name (its exports), never through a relative climb
+// into that package's src or bench: shared test and bench code lives in @kfx/testenv.
+const byPackageName = {
+  regex: '^(\\.\\./){2,}([^/]+/)+(src|bench)(/|$)',
+  message:
+    "Import another package by its name; shared test and bench code belongs in '@kfx/testenv'.",
+};
+
 export default defineConfig(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/.reports/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -21,16 +29,28 @@ export default defineConfig(
       // Kubernetes objects are plain JSON typed with @kubernetes/client-node's model classes
       // (V1Pod, …), never instances of them: that is the point, not a mistake.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
-      // A package reaches another one through its name (its exports), never through a relative
-      // climb into that package's src or bench: shared test and bench code lives in @kfx/testenv.
+      'no-restricted-imports': ['error', { patterns: [byPackageName] }],
+    },
+  },
+  {
+    // The exposer's layers: commands/ (the typed functions index.ts exports) is built on proxy/,
+    // token/, check/, env/, manifests/ and the modules beside them, never the reverse; what they
+    // share with the commands (options-error.ts) sits below both.
+    files: [
+      'packages/kube-api-exposer/src/{proxy,token,check,env,manifests}/**/*.ts',
+      'packages/kube-api-exposer/src/*.ts',
+    ],
+    ignores: ['packages/kube-api-exposer/src/index.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            byPackageName,
             {
-              regex: '^(\\.\\./){2,}([^/]+/)+(src|bench)(/|$)',
+              regex: '^\\.\\.?/(\\.\\./)*commands(/|$)',
               message:
-                "Import another package by its name; shared test and bench code belongs in '@kfx/testenv'.",
+                "commands/ builds on this module, not the reverse: move what both need below commands/ (a test goes through '../index.js').",
             },
           ],
         },

@@ -5,7 +5,7 @@ export {
   renameOptions,
   type OptionIssue,
   type OptionNamer,
-} from './commands/options.js';
+} from './options-error.js';
 export { serve, type RunningExposer, type ServeOptions } from './commands/serve.js';
 export {
   renderManifests,

@@ -1,7 +1,7 @@
 // Reads a file the user named through an option of `check`, and names that option when it cannot.
 import { readFile } from 'node:fs/promises';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import { unusableOption } from './commands/options.js';
+import { unusableOption } from './options-error.js';
 
 /** `file`, read for `option` of `fn`; `what` says what the file is when it is not the option's value. */
 export async function readText(

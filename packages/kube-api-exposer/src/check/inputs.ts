@@ -5,7 +5,7 @@ import type https from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { loadKubeConfig } from '@kfx/kube-runtime/client';
 import { parse } from 'yaml';
-import { unusableOption } from '../commands/options.js';
+import { unusableOption } from '../options-error.js';
 import { readText } from '../read-text.js';
 import type { CheckStep } from './step.js';
 

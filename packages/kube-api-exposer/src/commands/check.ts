@@ -9,7 +9,7 @@ import { gatherInputs } from '../check/inputs.js';
 import type { CheckStep } from '../check/step.js';
 import { probeTls } from '../check/tls-probe.js';
 import { readClaims } from '../check/token-hints.js';
-import { validateOptions } from './options.js';
+import { validateOptions } from './validate-options.js';
 import { httpsUrl, labelName, notBoth, seconds } from './values.js';
 
 const schema = z

@@ -21,7 +21,7 @@ import { jwtClaims, signJwt } from '../testing/jwt.js';
 import { check } from './check.js';
 import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
-import { OptionsError } from './options.js';
+import { OptionsError } from '../options-error.js';
 import type { RunningExposer } from './serve.js';
 
 let cluster: Cluster;

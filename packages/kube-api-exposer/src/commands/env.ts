@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { formatEnv, serviceEnv, type EnvFormat, type ExposedApi } from '../env/service-env.js';
 import { readCaPem } from '../token/ca-source.js';
 import { withAdminClient } from './admin-client.js';
-import { validateOptions } from './options.js';
+import { validateOptions } from './validate-options.js';
 import { caSourceFields, httpsUrl, notBoth } from './values.js';
 
 const schema = z

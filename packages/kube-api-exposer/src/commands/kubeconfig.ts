@@ -7,7 +7,7 @@ import { readCaPem } from '../token/ca-source.js';
 import { kubeconfigYaml, writePrivateFile } from '../token/kubeconfig-yaml.js';
 import { mintToken, type MintedToken } from '../token/token-request.js';
 import { withAdminClient } from './admin-client.js';
-import { validateOptions } from './options.js';
+import { validateOptions } from './validate-options.js';
 import { caSourceFields, httpsUrl, namespacedName, objectName, notBoth } from './values.js';
 
 const schema = z

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { ManifestSettings } from '../manifests/settings.js';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
-import { validateOptions } from './options.js';
+import { validateOptions } from './validate-options.js';
 import { goDuration, goDurationSeconds, labelName, pathPrefix } from './values.js';
 
 const hostname =

@@ -8,7 +8,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { helmChart } from '../manifests/helm-chart.js';
 import { manifestObjects, toYaml } from '../manifests/render.js';
 import { manifestSettings, type RenderManifestsOptions } from './manifests-options.js';
-import { unusableOption } from './options.js';
+import { unusableOption } from '../options-error.js';
 
 export type { RenderManifestsOptions } from './manifests-options.js';
 

@@ -10,7 +10,7 @@ import { check } from './check.js';
 import { renderEnv } from './env.js';
 import { mintKubeconfig } from './kubeconfig.js';
 import { renderManifests } from './manifests.js';
-import { OptionsError } from './options.js';
+import { OptionsError } from '../options-error.js';
 import { serve } from './serve.js';
 
 const refusal = (run: Promise<unknown>): Promise<Error> =>

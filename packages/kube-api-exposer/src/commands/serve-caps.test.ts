@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OptionsError } from './options.js';
+import { OptionsError } from '../options-error.js';
 import { resolveCaps } from './serve-caps.js';
 import { serve } from './serve.js';
 

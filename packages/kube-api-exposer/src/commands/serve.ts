@@ -8,7 +8,8 @@ import { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { startProxyServer, type ProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
-import { listenFailure, validateOptions } from './options.js';
+import { listenFailure } from '../options-error.js';
+import { validateOptions } from './validate-options.js';
 import { resolveCaps } from './serve-caps.js';
 import { serveSchema } from './serve-options.js';
 

@@ -13,7 +13,7 @@ import {
 } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { renderManifests, type RenderManifestsOptions } from '../commands/manifests.js';
+import { renderManifests, type RenderManifestsOptions } from '../index.js';
 
 let env: SharedControlPlane;
 let client: KubeClient;

@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKubeconfig } from '../commands/kubeconfig.js';
-import { serve, type RunningExposer } from '../commands/serve.js';
+import { mintKubeconfig, serve, type RunningExposer } from '../index.js';
 import {
   apply,
   captureLogs,

@@ -12,8 +12,7 @@ import { createCertificateAuthority } from '@kfx/dev-certs';
 import { resources } from '@kfx/kube-runtime';
 import { waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKubeconfig } from '../commands/kubeconfig.js';
-import type { RunningExposer, ServeOptions } from '../commands/serve.js';
+import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';
 import {
   captureLogs,
   configMapReader,

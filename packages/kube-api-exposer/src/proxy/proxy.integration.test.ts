@@ -11,8 +11,7 @@ import { resources } from '@kfx/kube-runtime';
 import type { V1Pod } from '@kubernetes/client-node';
 import { kubectl, runKubectl, waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKubeconfig } from '../commands/kubeconfig.js';
-import type { RunningExposer, ServeOptions } from '../commands/serve.js';
+import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';
 import {
   apply,
   captureLogs,

@@ -9,7 +9,7 @@ import type tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { loadTlsFiles, watchTlsFiles, type TlsMaterial } from '@kfx/kube-runtime/serving';
-import { listenFailure } from '../commands/options.js';
+import { listenFailure } from '../options-error.js';
 import { handleClientError, refuseConnect } from './client-errors.js';
 import { ConnectionLimits, type ConnectionLimitOptions } from './connection-limits.js';
 import { forwardRequest } from './forward.js';

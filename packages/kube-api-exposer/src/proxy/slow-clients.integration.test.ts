@@ -6,8 +6,7 @@
 import { resources } from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKubeconfig } from '../commands/kubeconfig.js';
-import type { RunningExposer, ServeOptions } from '../commands/serve.js';
+import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';
 import {
   apply,
   captureLogs,

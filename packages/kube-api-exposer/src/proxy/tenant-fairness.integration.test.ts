@@ -7,8 +7,7 @@
 // keep.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKubeconfig } from '../commands/kubeconfig.js';
-import type { RunningExposer, ServeOptions } from '../commands/serve.js';
+import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';
 import {
   apply,
   captureLogs,

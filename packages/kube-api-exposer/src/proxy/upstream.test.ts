@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OptionsError } from '../commands/options.js';
+import { OptionsError } from '../options-error.js';
 import { resolveUpstream, type UpstreamOptions } from './upstream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kfx-upstream-'));

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { loadKubeConfig } from '@kfx/kube-runtime/client';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import { unusableOption } from '../commands/options.js';
+import { unusableOption } from '../options-error.js';
 import { hostPort } from '../host-port.js';
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

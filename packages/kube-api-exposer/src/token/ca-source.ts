@@ -4,12 +4,12 @@ import { readFile } from 'node:fs/promises';
 import { isNotFound, resources, type KubeClient } from '@kfx/kube-runtime/client';
 import { messageOf } from '@kfx/kube-runtime/serving';
 import type { V1Secret } from '@kubernetes/client-node';
-import { unusableOption } from '../commands/options.js';
-import type { NamespacedName } from '../commands/values.js';
+import { unusableOption } from '../options-error.js';
 
 export interface CaSourceOptions {
   caFile?: string | undefined;
-  caSecret?: NamespacedName | undefined;
+  /** The Secret's namespace and name. */
+  caSecret?: { namespace: string; name: string } | undefined;
 }
 
 const PEM = '-----BEGIN CERTIFICATE-----';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import { unusableOption } from '../commands/options.js';
+import { unusableOption } from '../options-error.js';
 
 export interface KubeconfigInput {
   server: string;

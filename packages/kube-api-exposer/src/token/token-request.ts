@@ -3,7 +3,7 @@
 // the cluster (unlike a long-lived token Secret).
 import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime/client';
 import type { V1Pod } from '@kubernetes/client-node';
-import { unusableOption } from '../commands/options.js';
+import { unusableOption } from '../options-error.js';
 
 export interface MintTokenOptions {
   namespace: string;

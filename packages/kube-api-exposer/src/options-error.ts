@@ -1,11 +1,10 @@
-// How the typed functions (`serve`, `renderManifests`, `mintKubeconfig`, `renderEnv`, `check`)
-// validate their options: with zod, every problem naming the option it is about (`port`,
-// `metrics.port`), so a caller — a program, or a CLI that maps options to its own flags — can
-// tell the user which value to change. A message that mentions another option writes its name
-// in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same renaming.
-import { ConfigError, keyPath, messageOf } from '@kfx/kube-runtime/serving';
-import type { z } from 'zod';
-import { hostPort } from '../host-port.js';
+// The error every function of the exposer throws for an option it refuses or cannot use, named by
+// the option (`port`, `metrics.port`), so a caller — a program, or a CLI that maps options to its
+// own flags — can tell the user which value to change. A message that mentions another option
+// writes its name in backquotes (`` give `caFile` or `caSecret`, not both ``) for the same
+// renaming. It sits below the commands: the proxy, token and check modules throw it too.
+import { ConfigError, messageOf } from '@kfx/kube-runtime/serving';
+import { hostPort } from './host-port.js';
 
 /** One invalid option. */
 export interface OptionIssue {
@@ -99,45 +98,4 @@ export function listenFailure(
     `cannot listen on ${address}: ${messageOf(error)}`,
     error,
   );
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-/** Validates `input` with `schema`; throws an `OptionsError` naming every bad option. */
-export function validateOptions<S extends z.ZodObject>(
-  fn: string,
-  schema: S,
-  input: unknown,
-): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issues = result.error.issues.flatMap((issue): OptionIssue[] => {
-    if (issue.code === 'unrecognized_keys') {
-      const at = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
-      return issue.keys.map((key) => ({
-        option: keyPath('', [...at, key]),
-        message: `the options are ${Object.keys(schema.shape).join(', ')}`,
-        kind: 'unknown' as const,
-      }));
-    }
-    const path = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
-    const got = valueAt(input, path);
-    const missing = got === undefined && issue.code === 'invalid_type';
-    return [
-      {
-        option: keyPath('', path),
-        message: issue.message,
-        kind: missing ? 'missing' : 'invalid',
-        ...(got === undefined ? {} : { got }),
-      },
-    ];
-  });
-  throw new OptionsError(fn, issues);
 }
