@@ -28,7 +28,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
     term: 'expose-api <command>',
     description:
       'Expose the Kubernetes API to out-of-cluster compute (interLink plugins on Slurm/HPC) safely.',
-    load: async () => (await import('./commands/expose-api.js')).exposeApiCommand(),
+    load: async () => (await import('./commands/expose-api/expose-api.js')).exposeApiCommand(),
   },
   {
     name: 'webhook',

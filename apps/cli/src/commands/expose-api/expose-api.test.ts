@@ -6,25 +6,49 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { throwInsteadOfExiting } from '../cli-exit.js';
-import { exposeApiCommand, runExposeApi } from './expose-api.js';
-import { EXPOSE_API_COMMANDS, flagOf, parseListen, type CommandSpec } from './expose-api-flags.js';
+import type { Command, Option } from 'commander';
+import { exitCodeOf, throwInsteadOfExiting } from '../../cli-exit.js';
+import { checkVerb } from './check.js';
+import { envVerb } from './env.js';
+import { exposeApiCommand } from './expose-api.js';
+import { kubeconfigVerb } from './kubeconfig.js';
+import { manifestsVerb } from './manifests.js';
+import { parseListen, serveVerb } from './serve.js';
+import { flagOf, runVerb } from './verb.js';
 
 async function refusal(...args: string[]): Promise<{ message: string; exitCode?: number }> {
   const group = exposeApiCommand();
   throwInsteadOfExiting(group);
-  group.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  for (const command of [group, ...group.commands])
+    command.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   return group.parseAsync(args, { from: 'user' }).then(
     () => ({ message: 'no error' }),
     (error: unknown) => error as { message: string; exitCode?: number },
   );
 }
 
-const commandNamed = (name: string): CommandSpec => {
-  const command = EXPOSE_API_COMMANDS.find((c) => c.name === name);
+/** serve with its two required flags and `more`. */
+const serveRefusal = (...more: string[]) =>
+  refusal('serve', '--tls-cert', 'c', '--tls-key', 'k', ...more);
+
+/** manifests for one address and `more`. */
+const manifestsRefusal = (...more: string[]) =>
+  refusal('manifests', '--external-address', '203.0.113.10', ...more);
+
+const verbs = exposeApiCommand().commands;
+const commandNamed = (name: string): Command => {
+  const command = verbs.find((c) => c.name() === name);
   if (command === undefined) throw new Error(`no ${name}`);
   return command;
 };
+
+/** A value of the type a flag takes. */
+function sample(option: Option): unknown {
+  if (option.attributeName().endsWith('isten')) return '127.0.0.1:0';
+  if (option.negate) return true;
+  if (option.variadic) return ['x'];
+  return option.parseArg === undefined ? 'x' : 1;
+}
 
 describe('kfx expose-api flags', () => {
   it('reads --listen into the host and port of serve, naming the flag when it cannot', async () => {
@@ -32,15 +56,7 @@ describe('kfx expose-api flags', () => {
     expect(parseListen(':9090')).toEqual({ host: '0.0.0.0', port: 9090 });
     for (const text of ['8443', '0.0.0.0:99999', '::1:8443', '[not-v6]:1'])
       expect(parseListen(text), text).toBeUndefined();
-    const error = await refusal(
-      'serve',
-      '--listen',
-      'everywhere',
-      '--tls-cert',
-      'c',
-      '--tls-key',
-      'k',
-    );
+    const error = await serveRefusal('--listen', 'everywhere');
     expect(error.message).toBe(
       'kfx expose-api serve: --listen: expected ADDR:PORT such as 0.0.0.0:8443 or [::]:8443, got "everywhere"',
     );
@@ -87,17 +103,7 @@ describe('kfx expose-api flags', () => {
   });
 
   it('names the cap a serve cap exceeds by its flag', async () => {
-    const error = await refusal(
-      'serve',
-      '--tls-cert',
-      'c',
-      '--tls-key',
-      'k',
-      '--max-connections',
-      '40',
-      '--max-long-running',
-      '50',
-    );
+    const error = await serveRefusal('--max-connections', '40', '--max-long-running', '50');
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain(
       '--max-long-running: must be at most --max-connections (40): a higher cap could never be reached, got 50',
@@ -105,32 +111,34 @@ describe('kfx expose-api flags', () => {
   });
 
   it('refuses a non-numeric integer flag, naming it', async () => {
-    const error = await refusal(
-      'manifests',
-      '--external-address',
-      '203.0.113.10',
-      '--replicas',
-      'two',
-    );
+    const error = await manifestsRefusal('--replicas', 'two');
     expect(error.message).toBe(
-      'kfx expose-api manifests: --replicas: expected a whole number, got "two"',
+      "error: option '--replicas <n>' argument 'two' is invalid. Expected a whole number.",
     );
-    expect(error.exitCode).toBe(2);
+    expect(exitCodeOf(error, () => undefined)).toBe(2);
   });
 
   it('passes every flag to an option the library takes', async () => {
-    const sample = { string: 'x', integer: 1, boolean: true, list: ['x'] } as const;
-    for (const command of EXPOSE_API_COMMANDS) {
+    const runs = {
+      serve: serveVerb,
+      manifests: manifestsVerb,
+      kubeconfig: kubeconfigVerb,
+      env: envVerb,
+      check: checkVerb,
+    };
+    expect(verbs.map((c) => c.name()).sort()).toEqual(Object.keys(runs).sort());
+    for (const [name, verb] of Object.entries(runs)) {
+      const command = commandNamed(name);
       for (const option of command.options) {
-        const value = option.name.endsWith('isten') ? '127.0.0.1:0' : sample[option.kind];
-        const error = await runExposeApi(command, { [option.name]: value }).then(
+        const values = { [option.attributeName()]: sample(option) };
+        const error = await runVerb(command, verb, values).then(
           () => ({ message: 'no error' }),
           (e: unknown) => e as Error,
         );
-        expect(error.message, `${command.name} ${option.flag}`).not.toContain('unknown option');
+        expect(error.message, `${name} ${option.flags}`).not.toContain('unknown option');
       }
     }
-    expect(commandNamed('serve').options.map((o) => o.name)).toContain('metricsListen');
+    expect(commandNamed('serve').options.map((o) => o.long)).toContain('--metrics-listen');
   });
 });
 
@@ -199,13 +207,7 @@ describe('kfx expose-api names by flag what the library could not use', () => {
       new RegExp(`^kfx expose-api check: --ca-file: ${missing} cannot be read: .*ENOENT`),
     );
     const output = join(files.ca, 'manifests.yaml');
-    const manifests = await refusal(
-      'manifests',
-      '--external-address',
-      '203.0.113.10',
-      '--output',
-      output,
-    );
+    const manifests = await manifestsRefusal('--output', output);
     expect(manifests.message).toMatch(
       new RegExp(`^kfx expose-api manifests: --output: cannot write ${output}: `),
     );
@@ -215,7 +217,7 @@ describe('kfx expose-api names by flag what the library could not use', () => {
     expect(flagOf(commandNamed('check'), 'externalAddress')).toBe('--external-address');
     expect(flagOf(commandNamed('check'), 'caSecret')).toBe('--ca-secret');
     expect(flagOf(commandNamed('check'), 'caFile')).toBe('--ca-file');
-    expect(flagOf(commandNamed('serve'), 'metrics.port')).toBe('--metrics-listen');
+    expect(flagOf(commandNamed('serve'), 'metrics.port', serveVerb.fedBy)).toBe('--metrics-listen');
     expect(flagOf(commandNamed('serve'), 'nonsense')).toBeUndefined();
   });
 });

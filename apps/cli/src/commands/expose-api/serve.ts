@@ -1,0 +1,204 @@
+// `kfx expose-api serve`: the HTTPS proxy that exposes the API server to out-of-cluster clients.
+// Its addresses are `ADDR:PORT` flags, read here into the library's `host`/`port` and `metrics`.
+import { isIP } from 'node:net';
+import { DEFAULT_ALLOWED_PREFIXES, serve, type ServeOptions } from '@kfx/kube-api-exposer';
+import { Command, Option } from 'commander';
+import { CliError } from '../../cli-exit.js';
+import { examples, verbAction, wholeNumber, type Verb } from './verb.js';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `ADDR:PORT`, `[v6]:PORT` or `:PORT` (every interface). */
+export function parseListen(text: string): ListenAddress | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const host = match[1] ?? (match[2] === '' ? '0.0.0.0' : match[2]) ?? '0.0.0.0';
+  const port = Number(match[3]);
+  if (port > 65535) return undefined;
+  if (match[1] !== undefined && isIP(host) !== 6) return undefined;
+  return { host, port };
+}
+
+/** serve's options from the flags' values: the listen addresses converted, a bad one named. */
+function serveOptions(values: Record<string, unknown>): Record<string, unknown> {
+  const { listen, metricsListen, ...options } = values;
+  const problems: string[] = [];
+  if (typeof listen === 'string') {
+    const address = parseListen(listen);
+    if (address) Object.assign(options, address);
+    else
+      problems.push(
+        `--listen: expected ADDR:PORT such as 0.0.0.0:8443 or [::]:8443, got ${JSON.stringify(listen)}`,
+      );
+  }
+  if (typeof metricsListen === 'string') {
+    const address = parseListen(metricsListen);
+    if (metricsListen === 'none' || metricsListen === '') options.metrics = false;
+    else if (address) options.metrics = address;
+    else
+      problems.push(
+        `--metrics-listen: expected ADDR:PORT such as 0.0.0.0:9090, or none, got ${JSON.stringify(metricsListen)}`,
+      );
+  }
+  if (problems.length > 0) throw new CliError(`kfx expose-api serve: ${problems.join('; ')}`);
+  return options;
+}
+
+export const serveVerb: Verb = {
+  fedBy: { host: 'listen', port: 'listen', metrics: 'metricsListen' },
+  async run(values) {
+    const running = await serve(serveOptions(values) as ServeOptions);
+    return { stdout: '', stderr: '', run: () => running.run() };
+  },
+};
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description(
+      'Run the HTTPS proxy that exposes the Kubernetes API to out-of-cluster clients, forwarding their own credentials only.',
+    )
+    .option('--listen <addr:port>', 'Address and port of the HTTPS listener.', '0.0.0.0:8443')
+    .addOption(
+      new Option(
+        '--tls-cert <file>',
+        'PEM serving certificate (with its chain); reloaded when it changes.',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--tls-key <file>',
+        'PEM private key of the serving certificate; reloaded with it.',
+      ).makeOptionMandatory(),
+    )
+    .option(
+      '--upstream <url>',
+      'API server URL. Default: in-cluster (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT), or the server of --kubeconfig.',
+    )
+    .option(
+      '--upstream-ca <file>',
+      "CA bundle that signed the API server's certificate. Default: the service account's ca.crt in a Pod, the kubeconfig's CA with --kubeconfig, else the system trust store.",
+    )
+    .option(
+      '--kubeconfig <file>',
+      'Take the API server URL and CA (never the credentials) from this kubeconfig.',
+    )
+    .option('--context <name>', 'Context of --kubeconfig to use. Default: its current-context.')
+    .option(
+      '--allow-path <prefix...>',
+      'Path prefixes forwarded (segment-wise); anything else gets 403.',
+      [...DEFAULT_ALLOWED_PREFIXES],
+    )
+    .option(
+      '--no-upgrades',
+      'Refuse protocol upgrades (exec, attach, port-forward, WebSocket) with a clear 403.',
+    )
+    .option(
+      '--max-header-bytes <bytes>',
+      'Largest request head accepted; larger gets 431.',
+      wholeNumber,
+      32768,
+    )
+    .option(
+      '--handshake-timeout <seconds>',
+      'Time for a client to complete its TLS handshake; slower is closed.',
+      wholeNumber,
+      5,
+    )
+    .option(
+      '--headers-timeout <seconds>',
+      'Time for a request head to arrive; slower gets 408.',
+      wholeNumber,
+      10,
+    )
+    .option(
+      '--request-body-timeout <seconds>',
+      'Time for a request body to arrive once its head has; slower gets 408 (responses, watches and upgrades are not limited by it).',
+      wholeNumber,
+      60,
+    )
+    .option(
+      '--max-requests-inflight <n>',
+      'Requests without a body that only read (GET, HEAD, OPTIONS) in flight at once; more get 429 with Retry-After. Watches count under --max-long-running instead.',
+      wholeNumber,
+      400,
+    )
+    .option(
+      '--max-mutating-requests-inflight <n>',
+      'Requests with a body or a method that changes something in flight at once; more get 429 with Retry-After.',
+      wholeNumber,
+      200,
+    )
+    .option(
+      '--max-connections <n>',
+      'Open client connections (watches and exec sessions included); more are closed as they arrive. Bounds the memory the proxy uses.',
+      wholeNumber,
+      500,
+    )
+    .option(
+      '--max-connections-per-source <n>',
+      'Open connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/2 of --max-connections (250).',
+      wholeNumber,
+    )
+    .option(
+      '--max-unauthenticated-connections <n>',
+      'Connections on which the apiserver has not yet accepted a credential (TLS handshakes, heads still arriving, anonymous callers); a new one closes the oldest without a request in flight. Keeps the rest of --max-connections for authenticated clients. Default: 1/5 of --max-connections (100).',
+      wholeNumber,
+    )
+    .option(
+      '--max-unauthenticated-connections-per-source <n>',
+      'Unauthenticated connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/25 of --max-connections (20).',
+      wholeNumber,
+    )
+    .option(
+      '--max-connections-per-identity <n>',
+      "Connections authenticated for one identity (a namespace's service accounts, a user, a token); more are closed after their first answer. Default: 1/5 of --max-connections (100).",
+      wholeNumber,
+    )
+    .option(
+      '--max-long-running <n>',
+      'Watches, followed logs and upgraded connections (exec, attach, port-forward) at once; more get 429 with Retry-After. Default: 3/5 of --max-connections (300).',
+      wholeNumber,
+    )
+    .option(
+      '--max-long-running-per-identity <n>',
+      "Long-running requests of one identity (a namespace's service accounts, a user, a token) at once; more get 429 with Retry-After. Default: 1/10 of --max-connections (50).",
+      wholeNumber,
+    )
+    .option(
+      '--idle-timeout <seconds>',
+      'A request, watch or upgraded connection that moves no byte for this long is closed.',
+      wholeNumber,
+      600,
+    )
+    .option(
+      '--metrics-listen <addr:port>',
+      'Plain-HTTP /healthz, /readyz and /metrics; "none" switches it off.',
+      '0.0.0.0:9090',
+    )
+    .option(
+      '--tls-reload-interval <seconds>',
+      'How often the certificate, key and upstream CA files are re-read (changes are also noticed as they happen).',
+      wholeNumber,
+      10,
+    )
+    .option(
+      '--shutdown-grace <seconds>',
+      'On SIGTERM, time given to requests in flight; watches and upgrades are closed at once.',
+      wholeNumber,
+      10,
+    )
+    .addOption(
+      new Option('--log-level <level>', 'Log level of the JSON logs (access lines are info).')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addHelpText(
+      'after',
+      examples(`  $ kfx expose-api serve --listen 0.0.0.0:6443 --tls-cert tls.crt --tls-key tls.key
+  $ kfx expose-api serve --listen 127.0.0.1:6443 --tls-cert tls.crt --tls-key tls.key --kubeconfig ~/.kube/config`),
+    )
+    .action(verbAction(serveVerb));
+}
