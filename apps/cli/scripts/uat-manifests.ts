@@ -1,6 +1,6 @@
 // Writes the pipeline steps checked in under manifests/ with the built kfx: what `kfx uat
 // manifests --format argo|tekton` prints with its defaults, for those who apply a file rather
-// than run kfx. Run it after changing the rendering (src/commands/uat-manifests.test.ts fails
+// than run kfx. Run it after changing the rendering (src/commands/uat/manifests.test.ts fails
 // until the files equal what kfx prints):
 //   pnpm --filter @kfx/cli run manifests
 import { execFileSync } from 'node:child_process';

@@ -21,7 +21,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
     name: 'uat',
     term: 'uat <command>',
     description: 'Run acceptance-test suites inside the cluster from CI.',
-    load: async () => (await import('./commands/uat.js')).uatCommand(),
+    load: async () => (await import('./commands/uat/uat.js')).uatCommand(),
   },
   {
     name: 'expose-api',
@@ -34,7 +34,7 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
     name: 'webhook',
     term: 'webhook <command>',
     description: 'Install-time helpers for kfx-webhook.',
-    load: async () => (await import('./commands/webhook-manifests.js')).webhookCommand(),
+    load: async () => (await import('./commands/webhook/webhook.js')).webhookCommand(),
   },
   {
     name: 'preview',

@@ -46,7 +46,7 @@ describe('kfx start-up', () => {
     const action = readdirSync(dist).find(
       (file) =>
         file.endsWith('.js') &&
-        readFileSync(join(dist, file), 'utf8').includes('// src/commands/uat-run-action.ts'),
+        readFileSync(join(dist, file), 'utf8').includes('// src/commands/uat/run-action.ts'),
     );
     expect(action).toBeDefined();
     const closure = staticClosure(join(dist, action ?? ''));

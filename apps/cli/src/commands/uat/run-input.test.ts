@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInputFrom, type RunFlags } from './uat-run-input.js';
+import { runInputFrom, type RunFlags } from './run-input.js';
 
 const flags: RunFlags = {
   owner: 'test-kubeflow@email.com',

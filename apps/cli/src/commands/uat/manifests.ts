@@ -1,6 +1,6 @@
 // `kfx uat manifests`: `kfx uat run` as a step of an Argo Workflows or Tekton pipeline, for
 // `kubectl apply -f -`. The flags set the parameters' defaults; what it prints is in
-// uat-manifests-action.ts, loaded only when it runs.
+// manifests-action.ts, loaded only when it runs.
 import { Command, Option } from 'commander';
 import { PIPELINE_DEFAULTS, PIPELINE_FORMATS } from '@kfx/uat-runner/options';
 
@@ -75,6 +75,6 @@ artifacts junit, log and summary (unarchived, in the cluster's artifact reposito
 Tekton Task's workspace "results".`,
     )
     .action(async function (this: Command) {
-      (await import('./uat-manifests-action.js')).printManifests.call(this);
+      (await import('./manifests-action.js')).printManifests.call(this);
     });
 }

@@ -17,9 +17,9 @@ import {
   type UatRunOptions,
 } from '@kfx/uat-runner';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import { CliError } from '../cli-exit.js';
-import type { GlobalOptions } from '../cli-options.js';
-import type { OutputFormat } from '../render/render.js';
+import { CliError } from '../../cli-exit.js';
+import type { GlobalOptions } from '../../cli-options.js';
+import type { OutputFormat } from '../../render/render.js';
 
 export interface RunFlags {
   profile?: string | undefined;

@@ -1,9 +1,9 @@
 // `kfx uat`: user-acceptance tests in the cluster.
 import { Command } from 'commander';
-import { uatCleanCommand } from './uat-clean.js';
-import { uatManifestsCommand } from './uat-manifests.js';
-import { uatRbacCommand } from './uat-rbac.js';
-import { uatRunCommand } from './uat-run.js';
+import { uatCleanCommand } from './clean.js';
+import { uatManifestsCommand } from './manifests.js';
+import { uatRbacCommand } from './rbac.js';
+import { uatRunCommand } from './run.js';
 
 export function uatCommand(): Command {
   return new Command('uat')

@@ -1,9 +1,9 @@
 // `kfx uat run`: the command CI calls. Its flags and help are defined here; what it does is in
-// uat-run-action.ts, loaded only when it runs, so `kfx uat run --help` stays quick.
+// run-action.ts, loaded only when it runs, so `kfx uat run --help` stays quick.
 import { Command, Option } from 'commander';
 import { formatDuration, RUN_DEFAULTS } from '@kfx/uat-runner/options';
-import { EXIT_CODES_HELP } from '../cli-exit.js';
-import { OUTPUT_FORMATS } from '../render/render.js';
+import { EXIT_CODES_HELP } from '../../cli-exit.js';
+import { OUTPUT_FORMATS } from '../../render/render.js';
 
 const d = formatDuration;
 
@@ -193,7 +193,7 @@ names what it leaves and the \`kfx uat clean\` command that removes it.
 ${EXIT_CODES_HELP}`,
     )
     .action(async function (this: Command) {
-      await (await import('./uat-run-action.js')).run.call(this);
+      await (await import('./run-action.js')).run.call(this);
     });
 }
 

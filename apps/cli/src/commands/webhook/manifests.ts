@@ -13,9 +13,8 @@ import { PVC_REWRITER_NAME, PVC_REWRITER_PATH, pvcRewriterRegistration } from '@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { messageOf } from '@kfx/kube-runtime/serving';
-import { CliError } from '../cli-exit.js';
-import { globalOptions } from '../cli-options.js';
-import { certificateCommand } from './webhook-certificate.js';
+import { CliError } from '../../cli-exit.js';
+import { globalOptions } from '../../cli-options.js';
 
 interface ManifestFlags {
   name: string;
@@ -67,8 +66,8 @@ function registrations(only: string | undefined, timeoutSeconds: number): Webhoo
   return out;
 }
 
-export function webhookCommand(): Command {
-  const manifests = new Command('manifests')
+export function manifestsCommand(): Command {
+  return new Command('manifests')
     .description('Print the MutatingWebhookConfiguration for kfx-webhook (YAML).')
     .option('--name <name>', 'name of the configuration object', 'kfx-webhook')
     .option(
@@ -138,14 +137,4 @@ Examples:
         throw new CliError(messageOf(error));
       }
     });
-  return new Command('webhook')
-    .addCommand(manifests)
-    .addCommand(certificateCommand())
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving | kubectl apply -f -
-  $ kfx webhook certificate -n kfx-system --create-namespace --ca-file kfx-webhook-ca.crt`,
-    );
 }

@@ -43,6 +43,6 @@ run that may still be alive is in them. Runs kept with --keep are removed only b
 Exit codes: 0 when nothing of a dead run is left (live runs spared), 2 otherwise.`,
     )
     .action(async function (this: Command) {
-      await (await import('./uat-clean-action.js')).clean.call(this);
+      await (await import('./clean-action.js')).clean.call(this);
     });
 }

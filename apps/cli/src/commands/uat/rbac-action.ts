@@ -1,9 +1,9 @@
 // What `kfx uat rbac` does once its flags are parsed, loaded only when it runs (the command's
-// definition, uat-rbac.ts, stays light for --help).
+// definition, rbac.ts, stays light for --help).
 import type { Command } from 'commander';
 import { parseServiceAccount, rbacYaml, type RbacSubject } from '@kfx/uat-runner';
-import { CliError } from '../cli-exit.js';
-import { globalOptions } from '../cli-options.js';
+import { CliError } from '../../cli-exit.js';
+import { globalOptions } from '../../cli-options.js';
 
 export interface RbacFlags {
   name: string;

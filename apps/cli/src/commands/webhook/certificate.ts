@@ -7,8 +7,8 @@
 // caBundle names the old CA until the release is upgraded).
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { CliError } from '../cli-exit.js';
-import { globalOptions } from '../cli-options.js';
+import { CliError } from '../../cli-exit.js';
+import { globalOptions } from '../../cli-options.js';
 
 interface CertificateFlags {
   service: string;
@@ -34,7 +34,7 @@ async function run(command: Command): Promise<void> {
     await Promise.all([
       import('@kfx/dev-certs'),
       import('@kfx/kube-runtime'),
-      import('../cli-kube.js'),
+      import('../../cli-kube.js'),
     ]);
   const client = kube.kubeClient(global, kube.cliLogger(global));
   try {

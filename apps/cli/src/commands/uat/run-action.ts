@@ -1,15 +1,15 @@
 // What `kfx uat run` does once its flags are parsed, loaded only when it runs (the command's
-// definition, uat-run.ts, stays light for --help): the run handed to @kfx/uat-runner with a
+// definition, run.ts, stays light for --help): the run handed to @kfx/uat-runner with a
 // renderer for the chosen output and Ctrl-C/SIGTERM wired to clean-up. Whatever stays behind
 // (clean-up cut short by a second signal, or objects that would not go) is named on stderr with
 // the `kfx uat clean` command that removes it.
 import type { Command } from 'commander';
 import { RUN_DEFAULTS, runUat } from '@kfx/uat-runner';
-import { cliLogger, kubeClient } from '../cli-kube.js';
-import { globalOptions, type GlobalOptions } from '../cli-options.js';
-import { createRenderer, stdoutOutput } from '../render/render.js';
-import { abortOnSignals } from '../cli-signals.js';
-import { runInputFrom, type RunFlags, type RunInput } from './uat-run-input.js';
+import { cliLogger, kubeClient } from '../../cli-kube.js';
+import { globalOptions, type GlobalOptions } from '../../cli-options.js';
+import { createRenderer, stdoutOutput } from '../../render/render.js';
+import { abortOnSignals } from '../../cli-signals.js';
+import { runInputFrom, type RunFlags, type RunInput } from './run-input.js';
 
 export async function run(this: Command): Promise<void> {
   const flags = this.opts<RunFlags>();

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { CHECKED_IN_MANIFESTS, render } from '../../scripts/uat-manifests.js';
+import { CHECKED_IN_MANIFESTS, render } from '../../../scripts/uat-manifests.js';
 
 const run = promisify(execFile);
-const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../../dist/main.js', import.meta.url));
 const kfx = (...args: string[]) => run(process.execPath, [main, ...args]);
 
 interface Kube {
@@ -28,7 +28,7 @@ describe('kfx uat manifests', () => {
   it('checks in exactly what it prints (pnpm --filter @kfx/cli run manifests rewrites them)', () => {
     for (const { file, args } of CHECKED_IN_MANIFESTS) {
       const checkedIn = readFileSync(
-        fileURLToPath(new URL(`../../${file}`, import.meta.url)),
+        fileURLToPath(new URL(`../../../${file}`, import.meta.url)),
         'utf8',
       );
       expect(checkedIn, `${file} is stale: run pnpm --filter @kfx/cli run manifests`).toBe(
@@ -85,7 +85,7 @@ describe('kfx uat manifests', () => {
     );
     const task = objectsOf(stdout).find((o) => o.kind === 'Task');
     // The same as the Argo step's (checked in: what `--format argo` prints).
-    const argoFile = new URL('../../manifests/uat-argo-workflowtemplate.yaml', import.meta.url);
+    const argoFile = new URL('../../../manifests/uat-argo-workflowtemplate.yaml', import.meta.url);
     const argo = objectsOf(readFileSync(argoFile, 'utf8')).find(
       (o) => o.kind === 'WorkflowTemplate',
     );

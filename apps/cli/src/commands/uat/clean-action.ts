@@ -1,5 +1,5 @@
 // What `kfx uat clean` does once its flags are parsed, loaded only when it runs (the command's
-// definition, uat-clean.ts, stays light for --help).
+// definition, clean.ts, stays light for --help).
 import type { Command } from 'commander';
 import {
   cleanLeftovers,
@@ -8,9 +8,9 @@ import {
   RUN_DEFAULTS,
   type LeftoverReport,
 } from '@kfx/uat-runner';
-import { CliError, EXIT } from '../cli-exit.js';
-import { cliLogger, kubeClient } from '../cli-kube.js';
-import { globalOptions } from '../cli-options.js';
+import { CliError, EXIT } from '../../cli-exit.js';
+import { cliLogger, kubeClient } from '../../cli-kube.js';
+import { globalOptions } from '../../cli-options.js';
 
 export interface CleanFlags {
   profile?: string | undefined;

@@ -1,7 +1,7 @@
 // What `kfx uat manifests` does once its flags are parsed, loaded only when it runs.
 import type { Command } from 'commander';
 import { pipelineStepYaml, type PipelineFormat } from '@kfx/uat-runner';
-import { globalOptions } from '../cli-options.js';
+import { globalOptions } from '../../cli-options.js';
 
 interface ManifestFlags {
   format: PipelineFormat;

@@ -45,6 +45,6 @@ With -n NAMESPACE (for \`kfx uat run -n NAMESPACE\`): a Role and RoleBinding in 
 nothing cluster-wide.`,
     )
     .action(async function (this: Command) {
-      (await import('./uat-rbac-action.js')).printRbac.call(this);
+      (await import('./rbac-action.js')).printRbac.call(this);
     });
 }
