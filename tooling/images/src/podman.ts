@@ -4,14 +4,20 @@
 // CONTAINERS_CONF, so the host's configuration is never changed.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 let confPath: string | undefined;
 
 function containersConf(): string {
   if (confPath) return confPath;
-  const dir = join(tmpdir(), 'kfx-containers');
+  // Beside the test bed's binaries ($KFX_CACHE_DIR, else $XDG_CACHE_HOME/kfx, else ~/.cache/kfx),
+  // not in the temp folder, which a test run leaves as it found it.
+  const { KFX_CACHE_DIR, XDG_CACHE_HOME } = process.env;
+  const dir = join(
+    KFX_CACHE_DIR ?? join(XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kfx'),
+    'containers',
+  );
   mkdirSync(dir, { recursive: true });
   confPath = join(dir, 'containers.conf');
   writeFileSync(confPath, '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\n');
