@@ -392,13 +392,21 @@ describe('kfx uat run', () => {
     await nothingLeft(namespace);
   });
 
-  it('on a repeated SIGTERM during clean-up (Argo sends one on each pass), still cleans up: 143', async () => {
-    const namespace = 'cli-repeated-sigterm';
+  /**
+   * Runs a short suite and sends `signal` as clean-up starts, then again once kfx says it is
+   * stopping; the Job is held (a finalizer) so that clean-up cannot end in between. `onStderr`
+   * sees what kfx writes after that.
+   */
+  async function signalTwiceDuringCleanup(
+    namespace: string,
+    signal: 'SIGTERM' | 'SIGINT',
+    extraArgs: readonly string[],
+    onStderr: (text: string, held: Promise<HeldJob> | undefined) => void = () => undefined,
+  ) {
     await suiteLog(namespace, ['a short suite']);
     let held: Promise<HeldJob> | undefined;
     let signals = 0;
-    let released: Promise<void> | undefined;
-    const { code, stderr } = await kfx(
+    const run = await kfx(
       [
         'uat',
         'run',
@@ -408,6 +416,7 @@ describe('kfx uat run', () => {
         'uats:1',
         '--controller-wait',
         '1s',
+        ...extraArgs,
         '--pod-annotation',
         `${KWOK_ANNOTATIONS.runFor}=4s`,
         '--output',
@@ -418,18 +427,32 @@ describe('kfx uat run', () => {
           if (!held && text.includes('"step":"job","status":"done"')) held = holdJob(namespace);
           if (signals === 0 && text.includes('"step":"cleanup","status":"start"')) {
             signals = 1;
-            child.kill('SIGTERM');
+            child.kill(signal);
           }
         },
         onStderr: (text, child) => {
-          if (signals === 1 && text.includes('kfx: SIGTERM: stopping')) {
+          if (signals === 1 && text.includes(`kfx: ${signal}: stopping`)) {
             signals = 2;
-            child.kill('SIGTERM');
+            child.kill(signal);
           }
-          if (!released && text.includes('kfx: SIGTERM again: still cleaning up')) {
-            released = held?.then((h) => h.release());
-          }
+          onStderr(text, held);
         },
+      },
+    );
+    return { ...run, held };
+  }
+
+  it('on a repeated SIGTERM during clean-up (Argo sends one on each pass), still cleans up: 143', async () => {
+    const namespace = 'cli-repeated-sigterm';
+    let released: Promise<void> | undefined;
+    const { code, stderr } = await signalTwiceDuringCleanup(
+      namespace,
+      'SIGTERM',
+      [],
+      (text, held) => {
+        if (!released && text.includes('kfx: SIGTERM again: still cleaning up')) {
+          released = held?.then((h) => h.release());
+        }
       },
     );
     await released;
@@ -440,42 +463,10 @@ describe('kfx uat run', () => {
 
   it('on a second SIGINT during clean-up, exits 130 at once, naming what it leaves and how to remove it', async () => {
     const namespace = 'cli-second-sigint';
-    await suiteLog(namespace, ['a short suite']);
-    let held: Promise<HeldJob> | undefined;
-    let signals = 0;
-    const { code, stderr } = await kfx(
-      [
-        'uat',
-        'run',
-        '--profile',
-        namespace,
-        '--image',
-        'uats:1',
-        '--controller-wait',
-        '1s',
-        '--env',
-        secretEnv,
-        '--pod-annotation',
-        `${KWOK_ANNOTATIONS.runFor}=4s`,
-        '--output',
-        'json',
-      ],
-      {
-        onStdout: (text, child) => {
-          if (!held && text.includes('"step":"job","status":"done"')) held = holdJob(namespace);
-          if (signals === 0 && text.includes('"step":"cleanup","status":"start"')) {
-            signals = 1;
-            child.kill('SIGINT');
-          }
-        },
-        onStderr: (text, child) => {
-          if (signals === 1 && text.includes('kfx: SIGINT: stopping')) {
-            signals = 2;
-            child.kill('SIGINT');
-          }
-        },
-      },
-    );
+    const { code, stderr, held } = await signalTwiceDuringCleanup(namespace, 'SIGINT', [
+      '--env',
+      secretEnv,
+    ]);
     expect(code).toBe(130);
     expect(stderr).toContain('kfx: SIGINT again: exiting without finishing clean-up');
     const job = (await held)?.name ?? '';
