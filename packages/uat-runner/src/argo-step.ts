@@ -3,8 +3,9 @@
 // so `argo submit --from workflowtemplate/kfx-uat -p image=…` works as well as a `templateRef`
 // from another workflow). The suite's exit code is the container's, so the step fails on any
 // non-zero code; uat.log, junit.xml and summary.json are its output artifacts, stored unarchived
-// in the cluster's artifact repository (kfx's own S3 upload, when asked for, comes on top). Argo's executor (the `wait` container) reports outputs
-// as WorkflowTaskResults under the same ServiceAccount: a Role grants that and nothing else.
+// in the cluster's artifact repository (kfx's own S3 upload, when asked for, comes on top).
+// Argo's executor (the `wait` container) reports outputs as WorkflowTaskResults under the same
+// ServiceAccount: a Role grants that and nothing else.
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import type { KubeObject } from '@kfx/kube-runtime';
 import {
