@@ -166,6 +166,25 @@ async function argoOutputsOf(name: string): Promise<Map<string, string>> {
   return files;
 }
 
+/**
+ * The suite's log and JUnit (one file, written to both places) in kfx's upload and in Argo's
+ * output artifacts, and the outcome in Argo's summary.json.
+ */
+async function expectSuiteRecord(
+  name: string,
+  files: Map<string, string>,
+  expected: { log: string; junit: string; outcome: string },
+): Promise<void> {
+  expect(files.get('build-log.txt')).toContain(expected.log);
+  expect(files.get('artifacts/junit_uat.xml')).toContain(expected.junit);
+  const outputs = await argoOutputsOf(name);
+  expect(outputs.get('junit.xml')).toContain(expected.junit);
+  expect(outputs.get('uat.log')).toContain(expected.log);
+  expect(JSON.parse(outputs.get('summary.json') ?? '{}')).toMatchObject({
+    outcome: expected.outcome,
+  });
+}
+
 async function nothingOfKfxLeft(log = ''): Promise<void> {
   expect(await exists(env.kubeconfigPath, ['profile', 'test-kubeflow']), log).toBe(false);
   expect(await exists(env.kubeconfigPath, ['namespace', 'test-kubeflow']), log).toBe(false);
@@ -259,12 +278,11 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       result: 'SUCCESS',
       metadata: { outcome: 'passed' },
     });
-    expect(files.get('build-log.txt')).toContain('tests/test_mode.py::test_mode PASSED');
-    expect(files.get('artifacts/junit_uat.xml')).toContain('tests="1" failures="0"');
-    const outputs = await argoOutputsOf('uat-pass');
-    expect(outputs.get('junit.xml')).toContain('<testsuite name="uats" tests="1" failures="0"');
-    expect(outputs.get('uat.log')).toContain('tests/test_mode.py::test_mode PASSED');
-    expect(JSON.parse(outputs.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'passed' });
+    await expectSuiteRecord('uat-pass', files, {
+      log: 'tests/test_mode.py::test_mode PASSED',
+      junit: '<testsuite name="uats" tests="1" failures="0"',
+      outcome: 'passed',
+    });
     await nothingOfKfxLeft();
   });
 
@@ -282,12 +300,11 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       result: 'FAILURE',
       metadata: { outcome: 'failed', 'exit-code': '1' },
     });
-    expect(files.get('build-log.txt')).toContain('tests/test_mode.py::test_mode FAILED');
-    expect(files.get('artifacts/junit_uat.xml')).toContain('<failure message="asked to fail"/>');
-    const outputs = await argoOutputsOf('uat-fail');
-    expect(outputs.get('junit.xml')).toContain('<failure message="asked to fail"/>');
-    expect(outputs.get('uat.log')).toContain('tests/test_mode.py::test_mode FAILED');
-    expect(JSON.parse(outputs.get('summary.json') ?? '{}')).toMatchObject({ outcome: 'failed' });
+    await expectSuiteRecord('uat-fail', files, {
+      log: 'tests/test_mode.py::test_mode FAILED',
+      junit: '<failure message="asked to fail"/>',
+      outcome: 'failed',
+    });
     await nothingOfKfxLeft();
   });
 
