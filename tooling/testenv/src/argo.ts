@@ -21,6 +21,15 @@ const ARGO_NAMESPACE = 'argo';
 export interface ArgoOptions {
   /** The controller's `artifactRepository` (e.g. `{ s3: {...} }`); none by default. */
   artifactRepository?: Record<string, unknown> | undefined;
+  /**
+   * Manifests (YAML) applied once the CRDs are in and before the controller starts, e.g. the
+   * WorkflowTemplates under test. The controller resolves a `workflowTemplateRef` from its own
+   * cache, which learns of a template created while it runs only through a watch that may lag
+   * behind the Workflow's: a Workflow submitted right after its template can end in Error
+   * ("workflowtemplates.argoproj.io ... not found"). What exists when it starts is in its first
+   * list, which it waits for before it runs any Workflow.
+   */
+  manifests?: string[] | undefined;
   progress?: Progress | undefined;
 }
 
@@ -105,6 +114,8 @@ export async function startArgo(env: ControlPlane, options: ArgoOptions = {}): P
     },
   };
   await applyManifests(env.kubeconfigPath, [namespace, configuration]);
+  for (const manifest of options.manifests ?? [])
+    await applyManifests(env.kubeconfigPath, manifest);
   const controller = startProcess({
     name: 'workflow-controller',
     command: binaries['workflow-controller'],

@@ -14,7 +14,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { containersUnavailable } from '@kfx/images';
 import {
-  applyManifests,
   kubectl,
   startArgo,
   startControlPlane,
@@ -115,14 +114,22 @@ async function submit(name: string, variables: Record<string, string>): Promise<
   );
 }
 
+const hasEnded = (workflow: Workflow) =>
+  ['Succeeded', 'Failed', 'Error'].includes(workflow.status?.phase ?? '');
+
+const workflowNamed = (name: string) =>
+  getJson<Workflow>(env.kubeconfigPath, ['workflow', name], NAMESPACE);
+
 function finished(name: string): Promise<Workflow> {
   return waitFor(
     async () => {
-      const workflow = await getJson<Workflow>(env.kubeconfigPath, ['workflow', name], NAMESPACE);
-      const phase = workflow.status?.phase ?? '';
-      return ['Succeeded', 'Failed', 'Error'].includes(phase)
+      const workflow = await workflowNamed(name);
+      return hasEnded(workflow)
         ? { done: true, value: workflow }
-        : { done: false, saw: `${phase || 'no phase'} ${workflow.status?.message ?? ''}` };
+        : {
+            done: false,
+            saw: `${workflow.status?.phase ?? 'no phase'} ${workflow.status?.message ?? ''}`,
+          };
     },
     { description: `Workflow ${name} to finish`, timeoutMs: 300_000, intervalMs: 1000 },
   );
@@ -207,21 +214,6 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       entries: [{ path: '/suite/run.sh', content: SUITE, mode: 0o755 }],
     });
     s3 = await startS3Server({ addresses: ['127.0.0.1', node.hostIp], buckets: [BUCKET] });
-    // Argo's S3 driver, on the same server: the executor (the pod's wait container) uploads.
-    const credential = (key: string) => ({ name: S3_SECRET, key });
-    argo = await startArgo(env, {
-      artifactRepository: {
-        s3: {
-          endpoint: `${node.hostIp}:${String(s3.port)}`,
-          bucket: BUCKET,
-          region: s3.region,
-          insecure: true,
-          keyFormat: 'argo/{{workflow.name}}/{{pod.name}}',
-          accessKeySecret: credential('AWS_ACCESS_KEY_ID'),
-          secretKeySecret: credential('AWS_SECRET_ACCESS_KEY'),
-        },
-      },
-    });
     await kubectl(env.kubeconfigPath, ['create', 'namespace', NAMESPACE]);
     // As the READMEs say: the upload's credentials under the standard AWS names.
     await kubectl(env.kubeconfigPath, [
@@ -234,15 +226,28 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       `--from-literal=AWS_ACCESS_KEY_ID=${s3.accessKeyId}`,
       `--from-literal=AWS_SECRET_ACCESS_KEY=${s3.secretAccessKey}`,
     ]);
-    // As the READMEs say: the identity, then the step.
-    await applyManifests(
-      env.kubeconfigPath,
+    // As the READMEs say: the identity, then the step (in place before the controller starts,
+    // which resolves a template from its own cache: see ArgoOptions.manifests).
+    const manifests = [
       await kfxYaml(['uat', 'rbac', '--service-account', `${NAMESPACE}:kfx-uat`]),
-    );
-    await applyManifests(
-      env.kubeconfigPath,
       await kfxYaml(['uat', 'manifests', '--format', 'argo', '--kfx-image', kfxImage]),
-    );
+    ];
+    // Argo's S3 driver, on the same server: the executor (the pod's wait container) uploads.
+    const credential = (key: string) => ({ name: S3_SECRET, key });
+    argo = await startArgo(env, {
+      manifests,
+      artifactRepository: {
+        s3: {
+          endpoint: `${node.hostIp}:${String(s3.port)}`,
+          bucket: BUCKET,
+          region: s3.region,
+          insecure: true,
+          keyFormat: 'argo/{{workflow.name}}/{{pod.name}}',
+          accessKeySecret: credential('AWS_ACCESS_KEY_ID'),
+          secretKeySecret: credential('AWS_SECRET_ACCESS_KEY'),
+        },
+      },
+    });
   });
 
   afterAll(async () => {
@@ -310,19 +315,22 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   it('stopped mid-run (argo stop): kfx uploads an aborted run, cleans up, leaves nothing', async () => {
     await submit('uat-stop', { SUITE_SLEEP: '600' });
-    // The suite runs on the node in the test namespace.
-    await waitFor(
+    // The suite runs on the node in the test namespace (a Workflow that ended first fails here).
+    const ended = await waitFor(
       async () => {
         const pods = await listJson<V1Pod>(env.kubeconfigPath, ['pods'], 'test-kubeflow').catch(
           () => [],
         );
-        const running = pods.some((p) => p.status?.containerStatuses?.[0]?.state?.running);
-        return running
-          ? { done: true, value: undefined }
+        if (pods.some((p) => p.status?.containerStatuses?.[0]?.state?.running))
+          return { done: true, value: undefined };
+        const workflow = await workflowNamed('uat-stop');
+        return hasEnded(workflow)
+          ? { done: true, value: workflow.status }
           : { done: false, saw: pods.map((p) => p.status?.phase).join(',') || 'no suite pod' };
       },
-      { description: 'the suite to run', timeoutMs: 180_000, intervalMs: 1000 },
+      { description: 'the suite to run', timeoutMs: 150_000, intervalMs: 1000 },
     );
+    expect(ended, 'the Workflow ended before its suite ran').toBeUndefined();
     await kubectl(env.kubeconfigPath, [
       '-n',
       NAMESPACE,
