@@ -78,17 +78,22 @@ async function kfxYaml(args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-/** What `argo submit --from workflowtemplate/kfx-uat -p …` creates, with the suite's variables. */
-async function submit(name: string, variables: Record<string, string>): Promise<void> {
+/** `kubectl create secret generic <name> --from-literal=…` in the step's namespace. */
+async function createSecret(name: string, data: Record<string, string>): Promise<void> {
   await kubectl(env.kubeconfigPath, [
     '-n',
     NAMESPACE,
     'create',
     'secret',
     'generic',
-    `${name}-env`,
-    ...Object.entries(variables).map(([k, v]) => `--from-literal=${k}=${v}`),
+    name,
+    ...Object.entries(data).map(([k, v]) => `--from-literal=${k}=${v}`),
   ]);
+}
+
+/** What `argo submit --from workflowtemplate/kfx-uat -p …` creates, with the suite's variables. */
+async function submit(name: string, variables: Record<string, string>): Promise<void> {
+  await createSecret(`${name}-env`, variables);
   const parameters = {
     image: suiteImage,
     command: 'sh /suite/run.sh',
@@ -216,16 +221,10 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     s3 = await startS3Server({ addresses: ['127.0.0.1', node.hostIp], buckets: [BUCKET] });
     await kubectl(env.kubeconfigPath, ['create', 'namespace', NAMESPACE]);
     // As the READMEs say: the upload's credentials under the standard AWS names.
-    await kubectl(env.kubeconfigPath, [
-      '-n',
-      NAMESPACE,
-      'create',
-      'secret',
-      'generic',
-      S3_SECRET,
-      `--from-literal=AWS_ACCESS_KEY_ID=${s3.accessKeyId}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${s3.secretAccessKey}`,
-    ]);
+    await createSecret(S3_SECRET, {
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    });
     // As the READMEs say: the identity, then the step (in place before the controller starts,
     // which resolves a template from its own cache: see ArgoOptions.manifests).
     const manifests = [
