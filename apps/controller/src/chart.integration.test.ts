@@ -203,6 +203,14 @@ describe('the chart, rendered', () => {
         { 'network-policies': { preset: 'strict' } },
         /\/config\/reconcilers\/network-policies\/preset'.*value must be one of/,
       ],
+      [
+        { quotas: { defaults: { 'requests.cpu': '-1' } } },
+        /\/config\/reconcilers\/quotas\/defaults\/requests\.cpu'/,
+      ],
+      [
+        { limitrange: { max: { memory: 'lots' } } },
+        /\/config\/reconcilers\/limitrange\/max\/memory'/,
+      ],
       [{ rbac: {} }, /\/config\/reconcilers\/rbac'.*missing propert(y|ies).*bindings/],
       [{ limitrange: true }, /\/config\/reconcilers\/limitrange'/],
     ];

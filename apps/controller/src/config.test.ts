@@ -104,7 +104,7 @@ reconcilers:
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
       '(the top-level keys are reconcilers, profileSelector, workers, maxProfiles, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
-      'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'reconcilers.quotas.defaults["requests.cpu"]: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });
 

@@ -43,9 +43,23 @@ describe('enableBuiltInReconcilers', () => {
     );
     expect(problems).toEqual([
       'reconcilers.quota: unknown reconciler (known: namespace, quotas, profile-quota, limitrange, rbac, network-policies, proxy-config, secrets, templates)',
-      'reconcilers.quotas.defaults["requests.cpu"]: expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'reconcilers.quotas.defaults["requests.cpu"]: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
       'reconcilers.quotas.labelprefix: unknown key',
       'reconcilers.limitrange.name: expected a lower-case Kubernetes object name (a-z, 0-9, "-", ".")',
+    ]);
+  });
+
+  it('refuses a negative quantity, as text or as a number', () => {
+    const problems = problemsOf(() =>
+      enableBuiltInReconcilers({
+        quotas: { defaults: { 'requests.cpu': '-1', 'requests.memory': -2, pods: '1e2' } },
+        limitrange: { min: { cpu: '-100m' } },
+      }),
+    );
+    expect(problems).toEqual([
+      'reconcilers.quotas.defaults["requests.cpu"]: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'reconcilers.quotas.defaults["requests.memory"]: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
+      'reconcilers.limitrange.min.cpu: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
     ]);
   });
 

@@ -3,12 +3,22 @@
 import { isLabelKey, isLabelValue, parseQuantity } from '@kfx/kube-runtime';
 import { z } from 'zod';
 
-const quantity = z
-  .union([z.string(), z.number()])
+const QUANTITY_MESSAGE = 'expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)';
+
+// Kubernetes' quantity grammar without the sign: no quota or limit may be negative. As a regex
+// (and a minimum for numbers) so that the chart's generated values.schema.json refuses the same
+// values at `helm lint`; the refine below then catches what a pattern cannot (an exponent
+// beyond range).
+const NON_NEGATIVE_QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+/** A non-negative quantity, as text or a number; parsed, the text. */
+export const quantity = z
+  .union([
+    z.string().regex(NON_NEGATIVE_QUANTITY, { message: QUANTITY_MESSAGE }),
+    z.number().nonnegative({ message: QUANTITY_MESSAGE }),
+  ])
   .transform((value) => String(value))
-  .refine((value) => parseQuantity(value) !== undefined, {
-    message: 'expected a Kubernetes quantity (e.g. 4, 500m, 16Gi)',
-  });
+  .refine((value) => parseQuantity(value) !== undefined, { message: QUANTITY_MESSAGE });
 
 export const quantityMap = z.record(z.string().min(1), quantity);
 

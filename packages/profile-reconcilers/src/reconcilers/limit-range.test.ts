@@ -79,7 +79,7 @@ describe('limitrange', () => {
       ),
     ).toThrow(/reconcilers\.limitrange: defaultRequest cpu 2 would be above default 1/);
     expect(() => enableReconciler(limitRangeReconciler, { max: { memory: 'lots' } }, env)).toThrow(
-      /reconcilers\.limitrange\.max\.memory: expected a Kubernetes quantity/,
+      /reconcilers\.limitrange\.max\.memory: expected a non-negative Kubernetes quantity/,
     );
   });
 

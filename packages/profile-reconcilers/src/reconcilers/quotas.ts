@@ -1,14 +1,14 @@
 // `quotas`: one ResourceQuota per Profile namespace from configured defaults, overridden per
 // Profile by labels `<prefix>/<resource>` (see quota-labels.ts). The defaults are those of the
 // Statistics Canada site controller, so that a drop-in migration changes nothing by itself.
-import { parseQuantity, resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import { quotaOverridesFromLabels, RESOURCE_ALIASES } from '../quota-labels.js';
 import { quotaResourceProblem, quotaValueProblem } from '../quota-resources.js';
 import { defineReconciler } from '../reconciler.js';
-import { labelPrefix, objectName, quantityMap } from '../schemas.js';
+import { labelPrefix, objectName, quantity, quantityMap } from '../schemas.js';
 
 const DEFAULT_QUOTA_HARD: Readonly<Record<string, string>> = {
   'requests.cpu': '70',
@@ -32,10 +32,10 @@ const quotasConfigSchema = z
     defaults: quantityMap
       .superRefine((hard, context) => {
         for (const [resource, value] of Object.entries(hard)) {
-          // A value that is no quantity at all is already reported by `quantityMap`.
+          // A value that is no non-negative quantity is already reported by `quantityMap`.
           const problem =
             quotaResourceProblem(resource) ??
-            (parseQuantity(value) ? quotaValueProblem(resource, value) : undefined);
+            (quantity.safeParse(value).success ? quotaValueProblem(resource, value) : undefined);
           if (problem) context.addIssue({ code: 'custom', message: problem, path: [resource] });
         }
       })
