@@ -3,10 +3,10 @@
 // names, caching nothing, and logging every request with the pod's IP. Host names resolve from
 // a hosts file the test gives (nothing is ever looked up elsewhere), so a pod can reach
 // `http://origin.test:PORT/` through the proxy and only through it.
-import { spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { startProcess, startReaper } from '../processes.js';
 import { waitFor } from '../wait.js';
 
 export interface ForwardProxyOptions {
@@ -83,37 +83,26 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
     const { uid, gid } = squidUser();
     for (const file of ['', 'access.log']) chownSync(join(dir, file), uid, gid);
   }
-  const child = spawn('squid', ['-N', '-f', join(dir, 'squid.conf')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  // A reaper kills squid and removes the folder if this process is killed outright.
+  startReaper(dir);
+  const squid = startProcess({
+    name: 'squid',
+    command: 'squid',
+    args: ['-N', '-f', join(dir, 'squid.conf')],
+    logFile: join(dir, 'squid.log'),
+    reaperDir: dir,
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      resolve();
-    });
-  });
-  const onExit = () => child.kill('SIGKILL');
-  process.on('exit', onExit);
   const stop = async () => {
-    process.off('exit', onExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await squid.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     await waitFor(
       async () => {
-        if (child.exitCode !== null) throw new Error(`squid exited: ${stderr.trim()}`);
+        if (squid.exitStatus()) throw new Error(`squid exited: ${squid.tail(5)}`);
         return (await listening(options.listenIp, port))
           ? { done: true, value: undefined }
-          : { done: false, saw: stderr.trim().split('\n').at(-1) ?? 'not listening yet' };
+          : { done: false, saw: squid.tail(1) || 'not listening yet' };
       },
       { description: `squid on ${options.listenIp}:${port}`, timeoutMs: 30_000 },
     );
