@@ -140,6 +140,10 @@ function finished(name: string): Promise<Workflow> {
   );
 }
 
+/** `kubectl logs` of one container of a Pod in the step's namespace. */
+const containerLog = (pod: string, container: string) =>
+  kubectl(env.kubeconfigPath, ['logs', '-n', NAMESPACE, pod, '-c', container]);
+
 const stepOf = (workflow: Workflow) =>
   Object.values(workflow.status?.nodes ?? {}).find((n) => n.type === 'Pod');
 
@@ -349,14 +353,11 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       ['pods', '-l', 'workflows.argoproj.io/workflow=uat-stop'],
       NAMESPACE,
     );
+    const podName = pod?.metadata?.name ?? '';
     // The step's container and Argo's executor (the outputs are saved once it has ended).
     const main = await waitFor(
       async () => {
-        const now = await getJson<V1Pod>(
-          env.kubeconfigPath,
-          ['pod', pod?.metadata?.name ?? ''],
-          NAMESPACE,
-        );
+        const now = await getJson<V1Pod>(env.kubeconfigPath, ['pod', podName], NAMESPACE);
         const states = Object.fromEntries(
           (now.status?.containerStatuses ?? []).map((c) => [c.name, c.state]),
         );
@@ -367,14 +368,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
       },
       { description: 'the kfx step and the executor to end', timeoutMs: 300_000, intervalMs: 1000 },
     );
-    const log = await kubectl(env.kubeconfigPath, [
-      'logs',
-      '-n',
-      NAMESPACE,
-      pod?.metadata?.name ?? '',
-      '-c',
-      'main',
-    ]);
+    const log = await containerLog(podName, 'main');
     expect(main.exitCode, log).toBe(143);
     await nothingOfKfxLeft(log);
     // Before cleaning up, kfx wrote the run off as aborted, with the suite's log so far.
@@ -389,14 +383,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     // Argo's executor saves the outputs as soon as the stop reaches it (its wait ends on
     // SIGTERM), without waiting for kfx: the log so far, before summary.json exists.
     const outputs = await argoOutputsOf('uat-stop');
-    const executorLog = await kubectl(env.kubeconfigPath, [
-      'logs',
-      '-n',
-      NAMESPACE,
-      pod?.metadata?.name ?? '',
-      '-c',
-      'wait',
-    ]);
+    const executorLog = await containerLog(podName, 'wait');
     expect(outputs.get('uat.log'), executorLog).toContain('suite running');
     // The Workflows deleted, their pods go with them: no Argo pod is left.
     await kubectl(env.kubeconfigPath, ['-n', NAMESPACE, 'delete', 'workflows', '--all', '--wait']);
