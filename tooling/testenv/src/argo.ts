@@ -13,7 +13,7 @@ import type { ControlPlane } from './control-plane.js';
 import { applyManifests, installCrds } from './objects.js';
 import { writeImageArchive } from './oci-archive.js';
 import { startProcess, type ManagedProcess } from './processes.js';
-import { waitFor } from './wait.js';
+import { waitWhileRunning } from './health.js';
 
 /** Where workflow-controller keeps its configuration (the ConfigMap) and leader lease. */
 const ARGO_NAMESPACE = 'argo';
@@ -136,10 +136,9 @@ export async function startArgo(env: ControlPlane, options: ArgoOptions = {}): P
     reaperDir: env.dir,
   });
   try {
-    await waitFor(
+    await waitWhileRunning(
+      controller,
       () => {
-        const status = controller.exitStatus();
-        if (status) throw new Error(`workflow-controller exited:\n${controller.tail()}`);
         // Logged once its configuration is read; workflows wait in its queue until it runs.
         return Promise.resolve(
           controller.log().includes('Starting Workflow Controller')

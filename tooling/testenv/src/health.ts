@@ -4,7 +4,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait.js';
+import { waitFor, type WaitOptions } from './wait.js';
 
 export interface ClientTls {
   ca?: string;
@@ -53,23 +53,39 @@ export class NotHealthyError extends Error {
 }
 
 /**
- * Waits until `url` answers 200. Stops at once when the process exits (it will never answer);
- * either way the error carries the end of its log.
+ * Waits as `waitFor` does for what a starting process should bring about, and stops at once
+ * when the process exits (what it waits for will never come); either way a failure is a
+ * NotHealthyError with the end of its log.
  */
+export async function waitWhileRunning<T>(
+  process: ManagedProcess,
+  check: () => Promise<{ done: true; value: T } | { done: false; saw: string }>,
+  options: WaitOptions,
+): Promise<T> {
+  const outcome = await waitFor<{ value: T } | { failed: string }>(async () => {
+    const status = process.exitStatus();
+    if (status)
+      return { done: true, value: { failed: `exited with ${status.signal ?? status.code}` } };
+    const result = await check();
+    return result.done ? { done: true, value: { value: result.value } } : result;
+  }, options).catch((error: unknown) => ({ failed: (error as Error).message }));
+  if ('failed' in outcome) throw new NotHealthyError(process.name, outcome.failed, process.tail());
+  return outcome.value;
+}
+
+/** Waits until `url` answers 200, while the process runs (see waitWhileRunning). */
 export async function waitUntilHealthy(
   process: ManagedProcess,
   url: string,
   options: ClientTls & { timeoutMs?: number } = {},
 ): Promise<void> {
   const { timeoutMs = 60_000, ...tls } = options;
-  const outcome = await waitFor(
+  await waitWhileRunning(
+    process,
     async () => {
-      const status = process.exitStatus();
-      if (status) return { done: true, value: `exited with ${status.signal ?? status.code}` };
       const result = await healthy(url, tls);
       return result === true ? { done: true, value: undefined } : { done: false, saw: result };
     },
     { description: `${process.name} to answer ${url}`, timeoutMs, intervalMs: 100 },
-  ).catch((error: unknown) => (error as Error).message);
-  if (outcome !== undefined) throw new NotHealthyError(process.name, outcome, process.tail());
+  );
 }

@@ -68,6 +68,7 @@ export {
   NotHealthyError,
   probe,
   waitUntilHealthy,
+  waitWhileRunning,
   type ClientTls,
   type ProbeResult,
 } from './health.js';

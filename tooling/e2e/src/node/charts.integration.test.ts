@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { buildImages, containersUnavailable } from '@kfx/images';
-import { ensureBinaries, waitFor, writeShellImage } from '@kfx/testenv';
+import { ensureBinaries, waitWhileRunning, writeShellImage } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../apps.js';
 import { createSettledNamespace, getJson } from '../cluster.js';
@@ -59,11 +59,12 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
   beforeAll(async () => {
     symlinkSync(join(root, 'apps'), join(work, 'apps'));
     await buildImages(root); // what `npm run images` builds
-    demo = startApp('@kfx/cli', ['demo', '--keep'], join(work, 'demo.log'), { cwd: root });
-    const printed = await waitFor(
+    const started = startApp('@kfx/cli', ['demo', '--keep'], join(work, 'demo.log'), { cwd: root });
+    demo = started;
+    const printed = await waitWhileRunning(
+      started,
       () => {
-        const log = demo?.log() ?? '';
-        if (demo?.exitStatus()) throw new Error(`kfx demo --keep exited:\n${log}`);
+        const log = started.log();
         const line = /^ {2}(export KUBECONFIG=.*)$/m.exec(log)?.[1];
         return Promise.resolve(
           line && log.includes('Ctrl-C stops it')

@@ -5,7 +5,13 @@
 // the CommonJS line that tag names.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binaryCacheDir, freePort, startProcess, waitFor, type ManagedProcess } from '@kfx/testenv';
+import {
+  binaryCacheDir,
+  freePort,
+  startProcess,
+  waitWhileRunning,
+  type ManagedProcess,
+} from '@kfx/testenv';
 import { run } from './commands.js';
 
 const VERDACCIO_VERSION = '5.33.0';
@@ -86,16 +92,14 @@ export async function startRegistry(entry: string, dir: string): Promise<Registr
     args: [entry, '--config', config, '--listen', `127.0.0.1:${port}`],
     logFile: join(dir, 'verdaccio.log'),
   });
-  const exited = await waitFor(
+  await waitWhileRunning(
+    child,
     async () => {
-      const status = child.exitStatus();
-      if (status) return { done: true, value: status };
       const response = await fetch(`${url}-/ping`).catch(() => undefined);
       return response?.ok ? { done: true, value: undefined } : { done: false, saw: 'no answer' };
     },
     { description: 'verdaccio to answer /-/ping', timeoutMs: 60_000, intervalMs: 250 },
   );
-  if (exited) throw new Error(`verdaccio exited (${JSON.stringify(exited)}):\n${child.tail()}`);
   const created = await fetch(`${url}-/user/org.couchdb.user:kfx-release`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },

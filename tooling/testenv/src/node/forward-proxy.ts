@@ -7,7 +7,7 @@ import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { startProcess, startReaper } from '../processes.js';
-import { waitFor } from '../wait.js';
+import { waitWhileRunning } from '../health.js';
 
 export interface ForwardProxyOptions {
   /** The node's bridge address, where squid listens and the pods are. */
@@ -97,9 +97,9 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor(
+    await waitWhileRunning(
+      squid,
       async () => {
-        if (squid.exitStatus()) throw new Error(`squid exited: ${squid.tail(5)}`);
         return (await listening(options.listenIp, port))
           ? { done: true, value: undefined }
           : { done: false, saw: squid.tail(1) || 'not listening yet' };

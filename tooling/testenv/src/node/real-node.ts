@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { CertificateAuthority } from '@kfx/dev-certs';
-import { waitUntilHealthy } from '../health.js';
+import { waitUntilHealthy, waitWhileRunning } from '../health.js';
 import { writeKubeconfig } from '../kubeconfig.js';
 import { applyManifests } from '../objects.js';
 import type { ManagedProcess } from '../processes.js';
@@ -167,9 +167,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       { ...process.env, ...noPullEnv(network.hostIp) },
     );
     processes.push(containerd);
-    await waitFor(
+    await waitWhileRunning(
+      containerd,
       async () => {
-        if (containerd.exitStatus()) throw new Error(`containerd exited:\n${containerd.tail()}`);
         try {
           await ctr(paths, ['version']);
           return { done: true, value: undefined };
@@ -239,9 +239,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     ]);
     processes.push(kubelet);
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
-    await waitFor(
+    await waitWhileRunning(
+      kubelet,
       async () => {
-        if (kubelet.exitStatus()) throw new Error(`the kubelet exited:\n${kubelet.tail()}`);
         const found = await core.readNode({ name: NODE_NAME }).catch(() => undefined);
         const ready = found?.status?.conditions?.find((c) => c.type === 'Ready');
         return ready?.status === 'True'
