@@ -33,7 +33,7 @@ const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll(
 export async function writeCommands(testenv: Testenv, env: ControlPlane): Promise<string> {
   const bin = join(env.dir, 'bin');
   mkdirSync(bin);
-  const { kubectl, helm } = await testenv.ensureBinaries(['kubectl', 'helm']);
+  const { kubectl, helm } = testenv.requireBinaries(['kubectl', 'helm']);
   symlinkSync(kubectl, join(bin, 'kubectl'));
   symlinkSync(helm, join(bin, 'helm'));
   // The CLI of this clone on the Node.js that runs the demo (the machine's own may be older).

@@ -2,7 +2,7 @@
 // built CLI, `kubectl …` the test cluster's kubectl, both with KUBECONFIG pointing at the test
 // cluster and the guide's working directory. Other programs are refused, naming the command.
 import { execFile } from 'node:child_process';
-import { ensureBinaries } from '@kfx/testenv';
+import { requireBinaries } from '@kfx/testenv';
 import { runApp, type Completed } from './apps.js';
 
 export interface GuideCommandOptions {
@@ -20,7 +20,7 @@ export async function runGuideCommand(
   const env = { ...process.env, KUBECONFIG: options.kubeconfigPath, ...options.env };
   if (program === 'kfx') return runApp('@kfx/cli', args, { cwd: options.cwd, env });
   if (program === 'kubectl') {
-    const { kubectl } = await ensureBinaries(['kubectl']);
+    const { kubectl } = requireBinaries(['kubectl']);
     return new Promise((resolve) => {
       execFile(kubectl, args, { cwd: options.cwd, env }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

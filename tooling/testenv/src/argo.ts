@@ -2,13 +2,13 @@
 // the CRDs of the module the binaries are built from (read from Go's module cache, not copied
 // into the repository), workflow-controller as a process on this machine with the plane's admin
 // kubeconfig, and argoexec as an image of the static binary alone, loaded into the node. Argo is
-// built from its own wrapper module (argo/) when a test first asks for it, and never shipped:
-// it is a test bed for the steps kfx renders, no more.
+// built from its own wrapper module (argo/) by the set-up (`kfx-testenv binaries --all`), never
+// by a test, and never shipped: it is a test bed for the steps kfx renders, no more.
 import { execFileSync } from 'node:child_process';
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { join } from 'node:path';
-import { ARGO_MODULE } from './binaries.js';
-import { ensureBinaries, type Progress } from './build.js';
+import { ARGO_MODULE, requireBinaries } from './binaries.js';
+import type { Progress } from './build.js';
 import type { ControlPlane } from './control-plane.js';
 import { applyManifests, installCrds } from './objects.js';
 import { writeImageArchive } from './oci-archive.js';
@@ -73,7 +73,7 @@ export async function startArgo(env: ControlPlane, options: ArgoOptions = {}): P
   const node = env.node;
   if (!node) throw new Error('startArgo needs a control plane with the real node');
   const progress = options.progress ?? (() => undefined);
-  const binaries = await ensureBinaries(['workflow-controller', 'argoexec'], progress);
+  const binaries = requireBinaries(['workflow-controller', 'argoexec']);
   const source = argoSource();
   // The minimal CRDs (no OpenAPI schema of the workflow spec), as Argo's own installs use them.
   await installCrds(

@@ -30,7 +30,8 @@ export const BINARY_NAMES = [
 ] as const;
 /**
  * Argo Workflows' controller and executor, for the end-to-end test of kfx's Argo step only: not
- * in BINARY_NAMES, so nothing else (`kfx-testenv binaries`, the start benchmark) builds them.
+ * in BINARY_NAMES, so only `kfx-testenv binaries --all` (the set-up of `npm test`) builds them,
+ * not `npm start`'s set-up nor the start benchmark.
  */
 export const ARGO_BINARY_NAMES = ['workflow-controller', 'argoexec'] as const;
 export type BinaryName = (typeof BINARY_NAMES)[number] | (typeof ARGO_BINARY_NAMES)[number];
@@ -75,7 +76,7 @@ export const ARGO_MODULE: WrapperModule = {
   sources: ['go.mod', 'go.sum', 'tools.go'],
 };
 
-/** The binaries a cluster needs; the rest (versitygw) only serve some tests, built when used. */
+/** The binaries a cluster needs; the rest (versitygw, Argo) only serve some tests (`--all`). */
 export const CLUSTER_BINARY_NAMES: readonly BinaryName[] = BINARY_NAMES.filter(
   (name) => name !== 'versitygw',
 );
@@ -150,4 +151,36 @@ export function lookUpBinaries(
     else missing.push(name);
   }
   return { found, missing };
+}
+
+/** The command that builds what a test or the demo needs, as the set-up of `npm test` runs it. */
+export function buildCommand(oldest = false): string {
+  return `pnpm --filter @kfx/testenv exec kfx-testenv binaries --all${oldest ? ' --minor oldest' : ''}`;
+}
+
+export class BinaryMissingError extends Error {
+  constructor(
+    readonly missing: readonly string[],
+    oldest = false,
+  ) {
+    super(
+      `not built: ${missing.join(', ')}. Tests and the demo never build binaries; the set-up of \`npm test\` (and of \`npm start\`) builds them first. By hand: ${buildCommand(oldest)}`,
+    );
+    this.name = 'BinaryMissingError';
+  }
+}
+
+/**
+ * The paths of `names`, from KUBEBUILDER_ASSETS or the cache (of `module`, for every name, when
+ * given); throws BinaryMissingError naming what is not built. Builds nothing: what a test or the
+ * demo runs is built by the set-up before it (`kfx-testenv binaries`, build.ts).
+ */
+export function requireBinaries<N extends BinaryName>(
+  names: readonly N[],
+  module?: WrapperModule,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<BinaryPaths, N> {
+  const { found, missing } = lookUpBinaries(names, env, module);
+  if (missing.length > 0) throw new BinaryMissingError(missing, module !== undefined);
+  return found as Pick<BinaryPaths, N>;
 }

@@ -3,8 +3,16 @@
 //   kfx-testenv binaries [--all] [--minor oldest] build what is missing, print where each binary is
 //   kfx-testenv start [--full] [--minor oldest]  start one and keep it until Ctrl-C
 import { parseArgs } from 'node:util';
-import { BINARY_NAMES, CLUSTER_BINARY_NAMES } from './binaries.js';
+import {
+  ARGO_BINARY_NAMES,
+  BINARY_NAMES,
+  binaryCacheDir,
+  CLUSTER_BINARY_NAMES,
+  type BinaryName,
+} from './binaries.js';
 import { BinaryBuildError } from './build.js';
+import { realNodeSupport } from './node/host.js';
+import { buildPauseImage } from './node/images.js';
 import { startControlPlane } from './control-plane.js';
 import {
   ensureMinorBinaries,
@@ -15,8 +23,10 @@ import {
 } from './minors.js';
 
 const usage = `Usage:
-  kfx-testenv binaries [--all]  build the missing control-plane binaries; print their paths
-                                (--all: also the servers only some tests use: versitygw)
+  kfx-testenv binaries [--all]  build the missing binaries (and the real node's pause image);
+                                print their paths (--all: also what only some tests run:
+                                versitygw, Argo's workflow-controller and argoexec). Tests and
+                                the demo never build: the set-up of npm test runs --all first
   kfx-testenv start [--full]    start etcd + kube-apiserver (--full: also controller-manager,
                                 scheduler and kwok) and keep them running until Ctrl-C
 
@@ -49,12 +59,22 @@ async function main(): Promise<number> {
   }
   const minor = kubernetesMinor(values.minor);
   if (command === 'binaries') {
-    const names = ownBinaries(minor, values.all ? BINARY_NAMES : CLUSTER_BINARY_NAMES);
+    const wanted: readonly BinaryName[] = values.all
+      ? [...BINARY_NAMES, ...ARGO_BINARY_NAMES]
+      : CLUSTER_BINARY_NAMES;
+    const names = ownBinaries(minor, wanted);
     const paths = await ensureMinorBinaries(names, minor, log);
     for (const name of names) process.stdout.write(`${name}\t${paths[name]}\n`);
+    // The real node's sandbox image, where a real node can run (it needs gcc, among others).
+    if (names.includes('kubelet') && realNodeSupport().available) {
+      process.stdout.write(`pause.tar\t${buildPauseImage(binaryCacheDir())}\n`);
+    }
     return 0;
   }
   if (command === 'start') {
+    // By hand, the start builds what is missing; startControlPlane itself never builds.
+    const full = ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
+    await ensureMinorBinaries(['etcd', 'kube-apiserver', ...(values.full ? full : [])], minor, log);
     const env = await startControlPlane({
       components: values.full ? ['controller-manager', 'scheduler', 'kwok'] : [],
       progress: log,

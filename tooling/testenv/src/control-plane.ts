@@ -16,7 +16,7 @@ import { applyManifests, CRDS, installCrds } from './objects.js';
 import { writePki, SERVICE_CIDR } from './pki.js';
 import { waitUntilHealthy, type ClientTls } from './health.js';
 import {
-  ensureMinorBinaries,
+  requireMinorBinaries,
   kubernetesMinor,
   NEWEST_MINOR,
   type KubernetesMinor,
@@ -117,7 +117,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (components.has('scheduler')) needed.push('kube-scheduler');
   if (components.has('kwok')) needed.push('kwok');
   if (withNode) needed.push('kubelet', 'kube-proxy', 'coredns', 'fetch');
-  const bin = await ensureMinorBinaries(needed, minor, progress);
+  const bin = requireMinorBinaries(needed, minor);
 
   const dir = mkdtempSync(join(tmpdir(), 'kfx-testenv-'));
   startReaper(dir);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { ensureBinaries } from './build.js';
+import { requireBinaries } from './binaries.js';
 import type { KubectlRun } from './objects.js';
 import { parseYamlDocuments } from './yaml-documents.js';
 
@@ -16,7 +16,7 @@ export const KUBE_VERSION = '1.37.0';
 
 /** Runs helm with `args`; resolves with its exit status and outputs whatever they are. */
 export async function runHelm(args: readonly string[]): Promise<KubectlRun> {
-  const { helm: binary } = await ensureBinaries(['helm']);
+  const { helm: binary } = requireBinaries(['helm']);
   return new Promise((resolve, reject) => {
     execFile(binary, args, { maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) resolve({ code: 0, stdout, stderr });

@@ -4,7 +4,7 @@
 // `kubectl kustomize` then builds what a user's kustomization makes of them.
 import { execFile } from 'node:child_process';
 import { parseAllDocuments, type Document } from 'yaml';
-import { ensureBinaries } from './build.js';
+import { requireBinaries } from './binaries.js';
 import { templateChart, type Rendered, type RenderOptions } from './helm.js';
 import { parseYamlDocuments } from './yaml-documents.js';
 
@@ -45,7 +45,7 @@ export function yamlStream(documents: readonly BaseDocument[]): string {
 
 /** `kubectl kustomize` of a folder: the objects `kubectl apply -k` would send, in order. */
 export async function buildKustomization(folder: string): Promise<Rendered[]> {
-  const { kubectl } = await ensureBinaries(['kubectl']);
+  const { kubectl } = requireBinaries(['kubectl']);
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(kubectl, ['kustomize', folder], { maxBuffer: 32 * 1024 * 1024 }, (error, out, err) => {
       if (error) reject(new Error(`kubectl kustomize ${folder}: ${err.trim() || error.message}`));

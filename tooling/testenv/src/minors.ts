@@ -6,7 +6,12 @@
 // KFX_KUBERNETES_MINOR (`newest`, `oldest` or the minor itself) picks the minor of the control
 // planes a process starts; `npm test` runs the version-dependent suites on both.
 import { fileURLToPath } from 'node:url';
-import type { BinaryName, BinaryPaths, WrapperModule } from './binaries.js';
+import {
+  requireBinaries,
+  type BinaryName,
+  type BinaryPaths,
+  type WrapperModule,
+} from './binaries.js';
 import { ensureBinaries, type Progress } from './build.js';
 
 export const NEWEST_MINOR = '1.37';
@@ -63,6 +68,17 @@ export async function ensureMinorBinaries<N extends BinaryName>(
     ...(shared.length > 0 ? await ensureBinaries(shared, progress) : {}),
     ...(await ensureBinaries(own, progress, OLDEST_MODULE)),
   };
+}
+
+/** requireBinaries for a control plane of `minor`: builds nothing, throws what is missing. */
+export function requireMinorBinaries<N extends BinaryName>(
+  names: readonly N[],
+  minor: KubernetesMinor,
+): Pick<BinaryPaths, N> {
+  if (minor === NEWEST_MINOR) return requireBinaries(names);
+  const own = ownBinaries(minor, names);
+  const shared = names.filter((name) => !own.includes(name));
+  return { ...requireBinaries(shared), ...requireBinaries(own, OLDEST_MODULE) };
 }
 
 /**

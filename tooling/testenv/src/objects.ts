@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { ensureBinaries } from './build.js';
+import { requireBinaries } from './binaries.js';
 import { waitFor } from './wait.js';
 import { parseYamlDocuments } from './yaml-documents.js';
 
@@ -57,7 +57,7 @@ export async function runKubectl(
   input?: string,
   env?: Readonly<Record<string, string>>,
 ): Promise<KubectlRun> {
-  const { kubectl: bin } = await ensureBinaries(['kubectl']);
+  const { kubectl: bin } = requireBinaries(['kubectl']);
   if (cluster instanceof KubeConfig) {
     const dir = mkdtempSync(join(tmpdir(), 'kfx-kubectl-'));
     try {

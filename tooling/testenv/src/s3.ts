@@ -8,7 +8,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { ensureBinaries } from './build.js';
+import { requireBinaries } from './binaries.js';
 import { NotHealthyError, waitUntilHealthy } from './health.js';
 import { freePort } from './ports.js';
 import { startProcess, startReaper, type ManagedProcess } from './processes.js';
@@ -62,7 +62,7 @@ const randomKey = (length: number) =>
   ).join('');
 
 export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Server> {
-  const { versitygw } = await ensureBinaries(['versitygw']);
+  const { versitygw } = requireBinaries(['versitygw']);
   const addresses = options.addresses ?? ['127.0.0.1'];
   const [first] = addresses;
   if (first === undefined) throw new Error('startS3Server: give at least one address');

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { buildImages, containersUnavailable } from '@kfx/images';
-import { ensureBinaries, waitWhileRunning, writeShellImage } from '@kfx/testenv';
+import { requireBinaries, waitWhileRunning, writeShellImage } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../apps.js';
 import { createSettledNamespace, getJson } from '../cluster.js';
@@ -109,7 +109,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   it('injects a Pod that then reaches a Service by name and the internet through the proxy', async () => {
     // A shell image with the static fetch client, loaded as the README loads images.
-    const { fetch } = await ensureBinaries(['fetch']);
+    const { fetch } = requireBinaries(['fetch']);
     writeShellImage(join(work, 'shell.tar'), { name: 'localhost/quick-start/shell:1', fetch });
     await asUser(['kfx', 'demo', 'load-image', 'shell.tar']);
     await createSettledNamespace(kubeconfig, 'team-a');

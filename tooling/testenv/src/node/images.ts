@@ -4,15 +4,28 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { goModuleDir } from '../binaries.js';
+import { BinaryMissingError, goModuleDir } from '../binaries.js';
 import { writeImageArchive, type ImageEntry } from '../oci-archive.js';
 import { BUSYBOX } from './host.js';
 
 export const PAUSE_IMAGE = 'kfx.test/pause:3.10';
 
-/** The sandbox image archive, built once into the binary cache. */
+/** Where the sandbox image archive lives in the binary cache. */
+const pauseArchivePath = (cacheDir: string) => join(cacheDir, 'pause.tar');
+
+/** The sandbox image archive, which the set-up built (buildPauseImage); throws if it did not. */
 export function pauseImageArchive(cacheDir: string): string {
-  const archive = join(cacheDir, 'pause.tar');
+  const archive = pauseArchivePath(cacheDir);
+  if (!existsSync(archive)) throw new BinaryMissingError(['pause (the sandbox image)']);
+  return archive;
+}
+
+/**
+ * Compiles the sandbox image into the binary cache unless it is there (the set-up's
+ * `kfx-testenv binaries`, beside the kubelet); returns the archive's path.
+ */
+export function buildPauseImage(cacheDir: string): string {
+  const archive = pauseArchivePath(cacheDir);
   if (existsSync(archive)) return archive;
   const moduleDir = execFileSync('go', ['list', '-m', '-f', '{{.Dir}}', 'k8s.io/kubernetes'], {
     cwd: goModuleDir,

@@ -6,7 +6,7 @@
 // a real node.
 import { CoreV1Api, DiscoveryV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBinaries } from '../build.js';
+import { requireBinaries } from '../binaries.js';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { applyManifests } from '../objects.js';
 import { API_SERVICE_IP } from '../pki.js';
@@ -26,7 +26,7 @@ describe.skipIf(!support.available)(title('Services and cluster DNS on a real no
 
   beforeAll(async () => {
     env = await startControlPlane({ components: ['node'] });
-    const { kubectl } = await ensureBinaries(['kubectl']);
+    const { kubectl } = requireBinaries(['kubectl']);
     image = await (
       env.node ?? { loadShellImage: () => Promise.reject(new Error('no node')) }
     ).loadShellImage({
