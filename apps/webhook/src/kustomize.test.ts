@@ -1,7 +1,8 @@
 // The kustomize base under kustomize/ is the chart rendered by `helm template` with fixed values
-// (namespace kubeflow, TLS from cert-manager or a CA file, no NetworkPolicy): `pnpm run
-// kustomize` (vitest -u) rewrites the rendered files, otherwise a difference fails here. Then what
-// `kubectl kustomize` builds from them, as a user builds it.
+// (namespace kubeflow, TLS from cert-manager or a CA file, the NetworkPolicy with a placeholder
+// for the apiserver's addresses): `pnpm run kustomize` (vitest -u) rewrites the rendered files,
+// otherwise a difference fails here. Then what `kubectl kustomize` builds from them, as a user
+// builds it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -14,9 +15,11 @@ import {
 } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
 import { Document } from 'yaml';
+import { readmeBlock } from './testing/readme-blocks.js';
 
 const chart = fileURLToPath(new URL('../chart', import.meta.url));
 const kustomize = fileURLToPath(new URL('../kustomize', import.meta.url));
+const guide = fileURLToPath(new URL('../../../docs/webhook/kustomize.md', import.meta.url));
 const NAMESPACE = 'kubeflow';
 const HEADER =
   '# Rendered from apps/webhook/chart by `pnpm --filter @kfx/webhook-app run kustomize`: edit the\n# chart or src/kustomize.test.ts, not this file.\n';
@@ -25,7 +28,8 @@ const CIDR_PLACEHOLDER = 'set-the-apiserver-cidrs';
 
 const VALUES = {
   tls: { mode: 'cert-manager' },
-  networkPolicy: { enabled: false },
+  // Any address, for the chart to render the policy: the placeholder replaces it.
+  networkPolicy: { apiServerCidrs: ['192.0.2.1/32'] },
   // A proxy, so that the base grants what proxy-injector reads; base/config.yaml names it and
   // the user replaces that file with theirs.
   proxyInjector: {
@@ -68,10 +72,7 @@ async function renderFiles(): Promise<Record<string, string>> {
     kind: 'MutatingWebhookConfiguration',
     metadata: { name: hooks.name, annotations },
   });
-  const policy = only(
-    await render({ ...VALUES, networkPolicy: { enabled: true, apiServerCidrs: ['192.0.2.1/32'] } }),
-    'NetworkPolicy',
-  );
+  const policy = only(docs, 'NetworkPolicy');
   policy.document.setIn(['spec', 'ingress', 0, 'from'], [{ ipBlock: { cidr: CIDR_PLACEHOLDER } }]);
   const base = docs.filter((d) => !['ConfigMap', 'Issuer', 'Certificate'].includes(d.kind));
   return {
@@ -81,7 +82,6 @@ async function renderFiles(): Promise<Record<string, string>> {
       HEADER + yamlStream(pick(docs, 'Issuer', 'Certificate')),
     'overlays/cert-manager/webhook-configuration.yaml':
       HEADER + patch.toString({ flowCollectionPadding: false }),
-    'components/network-policy/network-policy.yaml': HEADER + yamlStream([policy]),
   };
 }
 
@@ -119,6 +119,7 @@ describe('the kustomize base of kfx-webhook', () => {
       'ConfigMap',
       'Deployment',
       'MutatingWebhookConfiguration',
+      'NetworkPolicy',
       'PodDisruptionBudget',
       'Service',
       'ServiceAccount',
@@ -154,7 +155,7 @@ describe('the kustomize base of kfx-webhook', () => {
     );
   });
 
-  it('adds the NetworkPolicy with the apiserver addresses the user patches in', async () => {
+  it('holds the NetworkPolicy, with the apiserver addresses the user patches in', async () => {
     const user = mkdtempSync(join(tmpdir(), 'kfx-kustomize-'));
     // kustomize takes only relative paths to other kustomizations.
     const from = (folder: string) => relative(user, join(kustomize, folder));
@@ -162,7 +163,6 @@ describe('the kustomize base of kfx-webhook', () => {
       writeFileSync(
         join(user, 'kustomization.yaml'),
         `resources: [${from('overlays/cert-manager')}]
-components: [${from('components/network-policy')}]
 patches:
   - target: { kind: NetworkPolicy, name: kfx-webhook }
     patch: |-
@@ -177,13 +177,16 @@ patches:
         { from: [{ ipBlock: { cidr: '10.0.0.10/32' } }], ports: [{ port: 8443, protocol: 'TCP' }] },
       ]);
       // Without the patch the placeholder stays, which the apiserver refuses.
-      writeFileSync(
-        join(user, 'kustomization.yaml'),
-        `resources: [${from('base')}]\ncomponents: [${from('components/network-policy')}]\n`,
-      );
+      writeFileSync(join(user, 'kustomization.yaml'), `resources: [${from('base')}]\n`);
       expect(JSON.stringify(find(await build(user), 'NetworkPolicy').spec)).toContain(
         CIDR_PLACEHOLDER,
       );
+      // Left out as the docs say, where nothing enforces it.
+      writeFileSync(
+        join(user, 'kustomization.yaml'),
+        `resources: [${from('base')}]\n${readmeBlock(guide, 'patch-no-network-policy')}`,
+      );
+      expect((await build(user)).map((o) => o.kind)).not.toContain('NetworkPolicy');
     } finally {
       rmSync(user, { recursive: true, force: true });
     }

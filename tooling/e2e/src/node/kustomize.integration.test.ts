@@ -1,7 +1,8 @@
 // The kustomize bases (apps/*/kustomize) deployed as their READMEs say, on a real node. In a
 // folder beside the clone (kfx/): the webhook's config.yaml (the base's, with the user's proxy)
-// and the kustomization without cert-manager of docs/webhook/kustomize.md, then its commands word
-// for word: `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest.
+// and the kustomization without cert-manager of docs/webhook/kustomize.md (its NetworkPolicy
+// patch naming the address the apiserver calls from here), then its commands word for word:
+// `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest.
 // The webhook's Pods, from the image `npm run images` builds, get ready with that Secret, and a
 // Pod created in another namespace is injected: the apiserver called the webhook through its
 // Service and trusted the CA that kustomize alone put into caBundle. The controller's base,
@@ -31,6 +32,8 @@ import { expectProfileConverged } from './profile-convergence.js';
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kubeflow';
 const PROXY = 'http://proxy.corp.example:3128';
+/** The apiserver address in the guides' NetworkPolicy patch, which the user replaces. */
+const GUIDE_CIDR = '10.0.0.10/32';
 const webhookReadme = readGuide(join(root, 'apps/webhook/README.md'));
 const webhookKustomize = readGuide(join(root, 'docs/webhook/kustomize.md'));
 const controllerReadme = readGuide(join(root, 'apps/controller/README.md'));
@@ -47,6 +50,14 @@ let images: string[] = [];
 const kubeconfig = () => env?.kubeconfigPath ?? '';
 const write = (file: string, text: string) => {
   writeFileSync(join(work, file), text);
+};
+/**
+ * The user's kustomization: the guide's, with the address their kube-apiserver calls webhooks
+ * from in the NetworkPolicy's patch (here the host's address on the node's network).
+ */
+const withApiServer = (kustomization: string) => {
+  if (!kustomization.includes(GUIDE_CIDR)) throw new Error(`no ${GUIDE_CIDR} in the guide's block`);
+  return kustomization.replaceAll(GUIDE_CIDR, `${env?.node?.hostIp ?? ''}/32`);
 };
 /** The user's config.yaml: the base's, with their proxy. */
 const userConfig = () =>
@@ -83,7 +94,7 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
 
   it('serves the webhook with the certificate of kfx webhook certificate and injects a Pod', async () => {
     write('config.yaml', userConfig());
-    write('kustomization.yaml', webhookKustomize.text('kustomization-ca-file'));
+    write('kustomization.yaml', withApiServer(webhookKustomize.text('kustomization-ca-file')));
     await runGuideCommands(commandLines(webhookKustomize.text('apply-ca-file')), {
       cwd: work,
       kubeconfigPath: kubeconfig(),
@@ -102,6 +113,18 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     }
     const local = ['secrets', '-A', '--field-selector=metadata.name=kfx-webhook-ca'];
     expect(await listJson(kubeconfig(), local)).toEqual([]);
+    // Only the apiserver may reach the webhook port: the policy holds its address.
+    const policy = await getJson<{ spec: { ingress: unknown[] } }>(
+      kubeconfig(),
+      ['networkpolicy', 'kfx-webhook'],
+      NAMESPACE,
+    );
+    expect(policy.spec.ingress).toEqual([
+      {
+        from: [{ ipBlock: { cidr: `${env?.node?.hostIp ?? ''}/32` } }],
+        ports: [{ port: 8443, protocol: 'TCP' }],
+      },
+    ]);
 
     await createSettledNamespace(kubeconfig(), 'team-a');
     const pod: V1Pod = {
