@@ -13,6 +13,7 @@ import {
   appendLog,
   kubeconfigYaml,
   kubectl,
+  profileNamespace,
   serveLogsFromFile,
   startControlPlane,
   waitFor,
@@ -501,6 +502,46 @@ describe('the RBAC `kfx uat rbac --profile` prints', () => {
     });
     expect(result.cleanup.leftovers).toEqual([]);
     await gone(resources.profiles, PROFILE);
+  });
+
+  it("reuses no tenant's Profile of its name: binds itself nowhere there, makes nothing", async () => {
+    // The tenant's Profile, its namespace and service account as a profile controller makes
+    // them, labelled as the runner labels its own (a label anyone may copy).
+    await gone(resources.namespaces, PROFILE);
+    const profile = await admin.create(resources.profiles, {
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'Profile',
+      metadata: { name: PROFILE, labels: { 'app.kubernetes.io/managed-by': 'kfx-uat' } },
+      spec: { owner: { kind: 'User', name: 'mallory@corp.example' } },
+    } as KubeObject);
+    await admin.create(resources.namespaces, profileNamespace(profile));
+    await admin.create(resources.serviceAccounts, {
+      metadata: { name: 'default-editor', namespace: PROFILE },
+    });
+    try {
+      const result = await runUat({
+        client: bot,
+        profile: PROFILE,
+        image: 'registry.corp/uats:1',
+        controllerWaitMs: 1000,
+        env: { HTTPS_PROXY: 'http://user:secret@proxy:3128' },
+        logger: quiet,
+      });
+      expect(result).toMatchObject({ outcome: 'error', exitCode: 2 });
+      expect(result.reason).toMatch(
+        /^Profile uat-least is owned by User mallory@corp\.example, not by the run's owner User test-kubeflow@email\.com/,
+      );
+      const made: string[] = [];
+      for (const ref of [resources.secrets, resources.jobs, resources.roleBindings]) {
+        const list = await admin.list(ref, { namespace: PROFILE });
+        made.push(...list.items.map((o) => `${ref.kind} ${o.metadata?.name ?? ''}`));
+      }
+      expect(made).toEqual([]);
+    } finally {
+      await admin.delete(resources.profiles, PROFILE);
+      await admin.delete(resources.namespaces, PROFILE).catch(() => undefined);
+      await gone(resources.namespaces, PROFILE);
+    }
   });
 });
 

@@ -48,9 +48,15 @@ export const RUN_DEFAULTS = {
 
 export interface UatRunOptions {
   client: KubeClient;
-  /** The Profile to create, or reuse when it exists. Default `test-kubeflow`. */
+  /**
+   * The Profile to create, or reuse when it exists, is owned by `owner` and carries the runner's
+   * label (any other ends the run). Default `test-kubeflow`.
+   */
   profile?: string | undefined;
-  /** The owner of a created Profile (a User). Default `test-kubeflow@email.com`. */
+  /**
+   * Owner (a User) of a created Profile, and the only one a reused Profile may have.
+   * Default `test-kubeflow@email.com`.
+   */
   owner?: string | undefined;
   /** Run in this existing namespace instead, without a Profile. */
   namespace?: string | undefined;

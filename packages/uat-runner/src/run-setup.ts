@@ -20,7 +20,7 @@ import {
 import { prepareNamespace } from './namespace.js';
 import { UatInputError } from './outcome.js';
 import { formatBytes, packFolder, type PackedFolder } from './pack-folder.js';
-import { ensureProfile, type Profile } from './profile.js';
+import { checkExistingProfile, ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
 import { SUITE_FILES, type SuiteFiles } from './suite-files.js';
@@ -150,6 +150,8 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
       `Profile ${namespace}`,
       async () => {
         await requireApi(client, PROFILE_RUN_POLICY);
+        // Before anything touches the namespace: removing leftovers binds the runner's role there.
+        await checkExistingProfile(client, namespace, owner);
         await removeLeftovers(state);
         return ensureProfile({
           client,

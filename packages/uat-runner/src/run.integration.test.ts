@@ -1,26 +1,33 @@
 // `runUat` end to end on a real control plane with kwok. It owns its control plane: it restarts
-// the API server.
+// the API server, and registers a webhook on every Profile CREATE.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Job, V1Secret } from '@kubernetes/client-node';
-import { KubeClient, resources, type ResourceRef } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
 import { pino } from 'pino';
 import {
   appendLog,
   KWOK_ANNOTATIONS,
+  profileNamespace,
   serveLogsFromFile,
+  serveWebhook,
   startControlPlane,
   waitFor,
   type ControlPlane,
+  type WebhookTls,
 } from '@kfx/testenv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunEvent } from './events.js';
 import { readJobManifest } from './job-spec.js';
 import { cleanLeftovers } from './leftovers.js';
 import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
 import { runUat } from './run.js';
-import type { UatRunOptions } from './run-options.js';
+import type { UatResult, UatRunOptions } from './run-options.js';
+import type { Profile } from './profile.js';
 
 let env: ControlPlane | undefined;
 let client: KubeClient;
@@ -484,3 +491,173 @@ spec:
     );
   });
 });
+
+describe("a Profile of the run's name that the run did not make for itself", () => {
+  const PROXY = 'http://ci:proxy-secret@proxy:3128';
+
+  /**
+   * A tenant's Profile (made through KFAM, which creates any body it gets), with its namespace
+   * and the suite's service account as a profile controller leaves them: a run that reused it
+   * would go on into a namespace whose owner sees its Secrets and pods.
+   */
+  async function squat(name: string, owner: string, labels: Record<string, string>) {
+    const profile = await client.create<Profile>(resources.profiles, {
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'Profile',
+      metadata: { name, labels },
+      spec: { owner: { kind: 'User', name: owner } },
+    });
+    await client.create(resources.namespaces, profileNamespace(profile));
+    await client.create(resources.serviceAccounts, {
+      metadata: { name: 'default-editor', namespace: name },
+    });
+  }
+
+  /** The Secrets, Jobs and RoleBindings in `namespace`: what a run would have made there. */
+  async function madeIn(namespace: string): Promise<string[]> {
+    const names: string[] = [];
+    for (const ref of [resources.secrets, resources.jobs, resources.roleBindings]) {
+      const list = await client.list(ref, { namespace });
+      names.push(...list.items.map((object) => `${ref.kind} ${object.metadata?.name ?? ''}`));
+    }
+    return names;
+  }
+
+  async function expectUntouched(name: string, owner: string, result: UatResult) {
+    expect(result).toMatchObject({ outcome: 'error', exitCode: 2 });
+    expect(result.steps.map((s) => s.step)).not.toContain('namespace');
+    expect(result.cleanup).toEqual({ kept: [], deleted: [], leftovers: [] });
+    expect(await madeIn(name)).toEqual([]);
+    const profile = await client.get<Profile>(resources.profiles, name);
+    expect(profile.spec?.owner).toEqual({ kind: 'User', name: owner });
+    expect(profile.metadata?.deletionTimestamp).toBeUndefined();
+  }
+
+  async function remove(name: string) {
+    await client.delete(resources.profiles, name).catch(() => undefined);
+    await client.delete(resources.namespaces, name).catch(() => undefined);
+  }
+
+  it('refuses one of another owner with exit 2, naming it, and makes nothing there', async () => {
+    // Labelled as the runner labels its own: a label anyone may copy.
+    await squat('uat-squat', 'mallory@corp.example', { 'app.kubernetes.io/managed-by': 'kfx-uat' });
+    onTestFinished(() => remove('uat-squat'));
+    const result = await runUat(options('uat-squat', { env: { HTTPS_PROXY: PROXY } }));
+    expect(result.reason).toBe(
+      "Profile uat-squat is owned by User mallory@corp.example, not by the run's owner User test-kubeflow@email.com (--owner): a run there would show that owner its Secrets and pods, so it is not reused; delete that Profile, or pass another --profile",
+    );
+    await expectUntouched('uat-squat', 'mallory@corp.example', result);
+  });
+
+  it('refuses one of the right owner that the runner did not make', async () => {
+    await squat('uat-unlabelled', 'test-kubeflow@email.com', {});
+    onTestFinished(() => remove('uat-unlabelled'));
+    const result = await runUat(options('uat-unlabelled', { env: { HTTPS_PROXY: PROXY } }));
+    expect(result.reason).toBe(
+      'Profile uat-unlabelled (owner User test-kubeflow@email.com) was not made by the UAT runner: it lacks the label app.kubernetes.io/managed-by=kfx-uat, so it is not reused; label it so if it is meant for UAT runs (kubectl label profile uat-unlabelled app.kubernetes.io/managed-by=kfx-uat), or pass another --profile',
+    );
+    await expectUntouched('uat-unlabelled', 'test-kubeflow@email.com', result);
+  });
+
+  it('checks a Profile that appears between its look and its create', async () => {
+    // A webhook on Profile CREATE makes the tenant's Profile while the runner's create is on
+    // its way, so that the runner's own ends in AlreadyExists: the race, every time.
+    let squatted: Promise<unknown> | undefined;
+    let probed = false;
+    const webhook = await serveWebhook({
+      kubeconfig: controlPlane().kubeconfigPath,
+      serve: (tls) =>
+        reviewServer(tls, async (name, dryRun) => {
+          if (dryRun) probed = true;
+          else if (name === 'uat-race' && squatted === undefined) {
+            squatted = squat('uat-race', 'mallory@corp.example', {});
+            await squatted;
+          }
+        }),
+      configurations: ({ url, caCert }) => [
+        {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'uat-race' },
+          webhooks: [
+            {
+              name: 'uat-race.kfx.dev',
+              clientConfig: { url, caBundle: Buffer.from(caCert).toString('base64') },
+              rules: [
+                {
+                  apiGroups: ['kubeflow.org'],
+                  apiVersions: ['*'],
+                  operations: ['CREATE'],
+                  resources: ['profiles'],
+                },
+              ],
+              sideEffects: 'None',
+              admissionReviewVersions: ['v1'],
+              failurePolicy: 'Fail',
+            },
+          ],
+        },
+      ],
+      called: async () => {
+        await client.create(
+          resources.profiles,
+          { apiVersion: 'kubeflow.org/v1', kind: 'Profile', metadata: { name: 'uat-probe' } },
+          { dryRun: true },
+        );
+        return probed || 'the webhook was not called yet';
+      },
+    });
+    onTestFinished(() => remove('uat-race'));
+    try {
+      const result = await runUat(options('uat-race', { env: { HTTPS_PROXY: PROXY } }));
+      expect(squatted).toBeDefined();
+      expect(result.reason).toMatch(
+        /^Profile uat-race is owned by User mallory@corp\.example, not by the run's owner User test-kubeflow@email\.com/,
+      );
+      await expectUntouched('uat-race', 'mallory@corp.example', result);
+    } finally {
+      await webhook.stop();
+    }
+  });
+});
+
+/** An HTTPS admission webhook that allows every review once `onReview` has run for it. */
+async function reviewServer(
+  tls: WebhookTls,
+  onReview: (name: string, dryRun: boolean) => Promise<void>,
+): Promise<{ port: number; stop(): Promise<void> }> {
+  const [cert, key] = await Promise.all([readFile(tls.certFile), readFile(tls.keyFile)]);
+  const server = createServer({ cert, key }, (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const { request } = JSON.parse(body) as {
+        request: { uid: string; name?: string; dryRun?: boolean; object?: KubeObject };
+      };
+      const name = request.name ?? request.object?.metadata?.name ?? '';
+      void onReview(name, request.dryRun === true)
+        .catch(() => undefined)
+        .then(() => {
+          res.setHeader('content-type', 'application/json');
+          res.end(
+            JSON.stringify({
+              apiVersion: 'admission.k8s.io/v1',
+              kind: 'AdmissionReview',
+              response: { uid: request.uid, allowed: true },
+            }),
+          );
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -15,9 +15,13 @@ export function uatRunCommand(): Command {
     .optionsGroup('Test namespace:')
     .option(
       '--profile <name>',
-      `Profile to create, or reuse when it exists (default: ${RUN_DEFAULTS.profile})`,
+      `Profile to create, or reuse when the runner made it for --owner (default: ${RUN_DEFAULTS.profile})`,
     )
-    .option('--owner <user>', 'owner of a Profile the run creates', RUN_DEFAULTS.owner)
+    .option(
+      '--owner <user>',
+      'owner of a Profile the run creates; the only owner of one it reuses',
+      RUN_DEFAULTS.owner,
+    )
     .addOption(
       new Option(
         '--create-namespace <mode>',
@@ -168,7 +172,10 @@ Examples:
       --command "pytest tests/" --proxy-from-env
   $ kfx uat run --image jupyter-scipy:v1.10.0 --suite-dir ./tests --command "pytest ."
 
-The namespace: the Profile's (created unless it exists; kept if it existed). Without a profile
+The namespace: the Profile's (created unless it exists; kept if it existed). An existing Profile
+is reused only when its owner is --owner and it carries the runner's label
+app.kubernetes.io/managed-by=kfx-uat; another one ends the run (exit 2) before anything is made.
+Without a profile
 controller, --create-namespace auto makes the namespace and service account after
 --controller-wait. -n NAMESPACE runs in an existing namespace instead, without a Profile.
 
