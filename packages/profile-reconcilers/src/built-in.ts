@@ -1,7 +1,8 @@
 // The reconcilers kfx ships, by the key that enables them under `reconcilers:`, in the order
 // they run: the namespace first, since everything else lives in it.
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime';
 import type { z } from 'zod';
+import { ceilingsSchema } from './ceilings.js';
 import { enabler, type Enabler } from './enable.js';
 import type { EnabledReconciler, ProfileReconciler } from './reconciler.js';
 import { limitRangeReconciler } from './reconcilers/limit-range.js';
@@ -59,6 +60,13 @@ export interface EnableOptions {
   baseDir?: string | undefined;
   /** The key of the mapping in the config file, for errors. Default `reconcilers`. */
   key?: string | undefined;
+  /**
+   * What a Profile may raise (`ceilingsSchema`: Pod Security levels, quotas, network policies,
+   * cloud identities). Default: nothing beyond the configured values.
+   */
+  ceilings?: unknown;
+  /** The key of the ceilings in the config file, for errors. Default `ceilings`. */
+  ceilingsKey?: string | undefined;
 }
 
 /**
@@ -77,6 +85,10 @@ export function enableBuiltInReconcilers(
   }
   const entries = mapping as Record<string, unknown>;
   const problems: string[] = [];
+  const ceilings = ceilingsSchema.safeParse(options.ceilings ?? undefined);
+  if (!ceilings.success) {
+    problems.push(...describeIssues(ceilings.error.issues, options.ceilingsKey ?? 'ceilings'));
+  }
   for (const name of Object.keys(entries)) {
     if (!BUILT_IN_NAMES.includes(name)) {
       problems.push(`${key}.${name}: unknown reconciler (known: ${BUILT_IN_NAMES.join(', ')})`);
@@ -87,7 +99,11 @@ export function enableBuiltInReconcilers(
     if (!(name in entries) || entries[name] === false) continue;
     try {
       enabled.push(
-        enable(entries[name], { baseDir: options.baseDir ?? process.cwd(), key: `${key}.${name}` }),
+        enable(
+          entries[name],
+          { baseDir: options.baseDir ?? process.cwd(), key: `${key}.${name}` },
+          ceilings.data,
+        ),
       );
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

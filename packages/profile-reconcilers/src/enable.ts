@@ -2,6 +2,7 @@
 // the full key), prepare (read files, compile templates), and hide the config types behind
 // the members the controller uses.
 import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { NO_CEILINGS, type Ceilings } from './ceilings.js';
 import {
   EMPTY_VIEW,
   type EnabledReconciler,
@@ -10,12 +11,14 @@ import {
 } from './reconciler.js';
 import { TemplateError } from './templates/template-error.js';
 
-export type Enabler = (raw: unknown, env: PrepareEnv) => EnabledReconciler;
+export type Enabler = (raw: unknown, env: PrepareEnv, ceilings?: Ceilings) => EnabledReconciler;
 
+/** `ceilings`: what a Profile may raise (validated by `ceilingsSchema`); default nothing. */
 export function enableReconciler<Config, Prepared>(
   reconciler: ProfileReconciler<Config, Prepared>,
   raw: unknown,
   env: PrepareEnv,
+  ceilings: Ceilings = NO_CEILINGS,
 ): EnabledReconciler {
   // `quotas:` with nothing after it is YAML null: the reconciler with its defaults.
   const parsed = reconciler.configSchema.safeParse(raw ?? undefined);
@@ -32,15 +35,16 @@ export function enableReconciler<Config, Prepared>(
     kinds: reconciler.kinds(prepared),
     reads: reconciler.reads?.(prepared) ?? [],
     namespaces: reconciler.namespaces?.(prepared) ?? [],
+    requires: reconciler.requires?.(prepared) ?? [],
     createOnly: reconciler.createOnly ?? false,
     adopts: reconciler.adopts,
     desired: (profile, read = EMPTY_VIEW) =>
-      reconciler.desired(profile, { config: prepared, read }),
+      reconciler.desired(profile, { config: prepared, read, ceilings }),
   };
 }
 
 export function enabler<Config, Prepared>(
   reconciler: ProfileReconciler<Config, Prepared>,
 ): Enabler {
-  return (raw, env) => enableReconciler(reconciler, raw, env);
+  return (raw, env, ceilings) => enableReconciler(reconciler, raw, env, ceilings);
 }

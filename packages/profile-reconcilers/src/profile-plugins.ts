@@ -4,6 +4,9 @@
 // account, `AwsIamForServiceAccount` (EKS) an IAM role. Upstream also edits the IAM role's trust
 // policy outside Kubernetes unless `annotateOnly` is set; kfx does not touch a cloud account, so
 // it says so until the Profile says the trust policy is handled (`annotateOnly: true`).
+// Whoever writes the Profile names the identity, so only one `ceilings.cloudIdentities` allows
+// for this Profile is applied: a pattern bound to its name, or one given to it by name.
+import { identityAllowed, type Ceilings } from './ceilings.js';
 import type { Problem } from './reconciler.js';
 import type { Profile } from './profile.js';
 
@@ -24,11 +27,18 @@ const text = (value: unknown) => (typeof value === 'string' ? value : JSON.strin
 export function pluginAnnotations(
   profile: Profile,
   serviceAccount: string,
+  ceilings: Ceilings,
 ): { annotations: Record<string, string>; problems: Problem[] } {
   const annotations: Record<string, string> = {};
   const problems: Problem[] = [];
   const plugins = (profile.spec?.plugins ?? []) as Plugin[];
   const namespace = profile.metadata?.name ?? '';
+  const beyond = (where: string, field: string, identity: string, key: string) => {
+    problems.push({
+      reason: 'CeilingExceeded',
+      message: `${where}: ${field} ${identity} not applied: beyond the ceiling ceilings.cloudIdentities.${key} (no pattern there, nor profiles.${namespace}.${key}, gives it to Profile ${namespace})`,
+    });
+  };
   for (const [i, plugin] of plugins.entries()) {
     const where = `spec.plugins[${i}]`;
     const spec = plugin.spec ?? {};
@@ -40,6 +50,15 @@ export function pluginAnnotations(
         });
         continue;
       }
+      if (!identityAllowed(ceilings, namespace, 'gcpServiceAccounts', account)) {
+        beyond(
+          `${where} (WorkloadIdentity)`,
+          'spec.gcpServiceAccount',
+          account,
+          'gcpServiceAccounts',
+        );
+        continue;
+      }
       annotations[GCP_SERVICE_ACCOUNT_ANNOTATION] = account;
     } else if (plugin.kind === 'AwsIamForServiceAccount') {
       const role = spec.awsIamRole;
@@ -47,6 +66,10 @@ export function pluginAnnotations(
         problems.push({
           message: `${where} (AwsIamForServiceAccount): spec.awsIamRole ${text(role)} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)`,
         });
+        continue;
+      }
+      if (!identityAllowed(ceilings, namespace, 'awsIamRoles', role)) {
+        beyond(`${where} (AwsIamForServiceAccount)`, 'spec.awsIamRole', role, 'awsIamRoles');
         continue;
       }
       annotations[AWS_ROLE_ANNOTATION] = role;

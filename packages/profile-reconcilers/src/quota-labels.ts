@@ -22,6 +22,8 @@ export interface LabelProblem {
 
 export interface QuotaOverrides {
   hard: Record<string, string>;
+  /** Each label that set a value of `hard`, with the resource it names. */
+  requests: { label: string; value: string; resource: string }[];
   problems: LabelProblem[];
 }
 
@@ -37,6 +39,7 @@ export function quotaOverridesFromLabels(
 ): QuotaOverrides {
   const aliases = options.aliases ?? RESOURCE_ALIASES;
   const hard: Record<string, string> = {};
+  const requests: QuotaOverrides['requests'] = [];
   const problems: LabelProblem[] = [];
   const start = `${prefix}/`;
   for (const [label, value] of Object.entries(labels ?? {})) {
@@ -49,6 +52,7 @@ export function quotaOverridesFromLabels(
       continue;
     }
     hard[resource] = value;
+    requests.push({ label, value, resource });
   }
-  return { hard, problems };
+  return { hard, requests, problems };
 }

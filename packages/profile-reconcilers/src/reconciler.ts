@@ -1,8 +1,9 @@
 // What a reconciler is: a name, a zod schema for its part of the config file, and a pure
 // function from a Profile to the objects that Profile should have. Everything that talks to the
 // API lives in the controller, so a reconciler is tested with plain objects.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
 import type { z } from 'zod';
+import type { Ceilings } from './ceilings.js';
 import type { Profile } from './profile.js';
 
 /** Something about a Profile that a reconciler could not honour; the rest still applies. */
@@ -12,6 +13,27 @@ export interface Problem {
   value?: string | undefined;
   /** For people: what is wrong and what was expected. */
   message: string;
+  /**
+   * The reason of its Warning Event. Default `InvalidLabel` for a label, else `ReconcileWarning`;
+   * `CeilingExceeded` when the Profile asked for more than a ceiling allows.
+   */
+  reason?: string | undefined;
+}
+
+/**
+ * A cluster object that what a reconciler makes relies on but that no reconciler makes (the
+ * ValidatingAdmissionPolicy the chart installs): the controller watches it, and a Profile that
+ * relies on it while it is missing (or not in force) is told so.
+ */
+export interface RequiredObject {
+  ref: ResourceRef;
+  name: string;
+  /** What goes unenforced without it, for people: `Pod Security baseline is not enforced`. */
+  why: string;
+  /** How to get it, for people. */
+  fix: string;
+  /** Why the object there does not do its job, or undefined when it does. */
+  check?: ((object: KubeObject) => string | undefined) | undefined;
 }
 
 export interface Desired {
@@ -22,6 +44,8 @@ export interface Desired {
    * reconciler made before are then kept rather than deleted as obsolete.
    */
   incomplete?: boolean | undefined;
+  /** Names of the reconciler's `requires` this Profile's objects rely on. */
+  requires?: string[] | undefined;
 }
 
 /** An object kind a reconciler creates; the controller watches it and needs RBAC for it. */
@@ -92,6 +116,8 @@ export interface DesiredContext<Prepared> {
   config: Prepared;
   /** Read-only view of the objects declared in `reads`. */
   read: ReadView;
+  /** What a Profile may raise (the controller's `ceilings`); nothing by default. */
+  ceilings: Ceilings;
 }
 
 export interface ProfileReconciler<Config, Prepared = Config> {
@@ -105,6 +131,8 @@ export interface ProfileReconciler<Config, Prepared = Config> {
   reads?: ((config: Prepared) => ReadRef[]) | undefined;
   /** The namespaces its configuration depends on; default none. */
   namespaces?: ((config: Prepared) => NamespaceUse[]) | undefined;
+  /** Cluster objects its objects may rely on (a Profile's `desired` names those it does). */
+  requires?: ((config: Prepared) => RequiredObject[]) | undefined;
   /**
    * Its objects are only ever created: one of the same name that kfx did not make for the
    * Profile is left alone (a conflict, told in the condition and an Event), even in the
@@ -129,6 +157,8 @@ export interface EnabledReconciler {
   reads?: ReadRef[] | undefined;
   /** The namespaces its configuration depends on. */
   namespaces?: NamespaceUse[] | undefined;
+  /** Cluster objects its objects may rely on. */
+  requires?: RequiredObject[] | undefined;
   /** Its objects are only created, never taken over (see ProfileReconciler). */
   createOnly?: boolean | undefined;
   /** Which existing objects of a createOnly reconciler it takes over (see ProfileReconciler). */

@@ -26,6 +26,7 @@ import type { EnabledReconciler } from '../reconciler.js';
 import { ControllerMetrics } from './metrics.js';
 import { OwnedKinds, withoutManagedFields } from './owned-kinds.js';
 import { ReadKinds } from './read-kinds.js';
+import { RequiredObjects } from './required-objects.js';
 import { Capacity, profilesHeld } from './capacity.js';
 import { reconcileProfile, waitForCapacity, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
@@ -81,6 +82,7 @@ export class ProfileController {
   readonly #guard: NamespaceGuard;
   readonly #selectorQuery: string | undefined;
   readonly #capacity: Capacity;
+  readonly #required: RequiredObjects;
   #status: StatusWriter | undefined;
   #kinds: OwnedKinds | undefined;
   #reads: ReadKinds | undefined;
@@ -127,12 +129,14 @@ export class ProfileController {
       transform: namespaceSkeleton,
       builtInIndexes: [],
     });
+    this.#required = new RequiredObjects(options.client, options.config.reconcilers, common);
   }
 
   get informers(): Informer<KubeObject>[] {
     return [
       this.profiles,
       this.namespaces,
+      ...this.#required.informers,
       ...(this.#kinds?.informers ?? []),
       ...(this.#reads?.informers ?? []),
     ];
@@ -154,7 +158,14 @@ export class ProfileController {
     this.#kinds = kinds;
     this.#reads = reads;
     wireTriggers(
-      { profiles: this.profiles, namespaces: this.namespaces, kinds, reads, echoes: this.#echoes },
+      {
+        profiles: this.profiles,
+        namespaces: this.namespaces,
+        required: this.#required.informers,
+        kinds,
+        reads,
+        echoes: this.#echoes,
+      },
       {
         enqueue: (name) => this.#queue?.add(name),
         deleted: (name) => {
@@ -210,6 +221,7 @@ export class ProfileController {
       kinds,
       read: reads.view,
       namespaces: this.namespaces.store,
+      required: this.#required,
       guard: this.#guard,
       fieldManager,
       recorder,

@@ -26,6 +26,8 @@ export interface DesiredSet {
   errors: Map<string, string>;
   /** Reconcilers whose earlier objects must not be pruned this time. */
   keep: Set<string>;
+  /** Reconciler name → the required cluster objects its objects rely on (required-objects.ts). */
+  requires?: Map<string, string[]> | undefined;
 }
 
 export function desiredObjects(
@@ -46,6 +48,7 @@ export function desiredObjects(
     problems: [],
     errors: new Map(),
     keep: new Set(),
+    requires: new Map(),
   };
   const owners = new Map<string, string>();
   for (const reconciler of reconcilers) {
@@ -54,6 +57,7 @@ export function desiredObjects(
       for (const problem of desired.problems)
         set.problems.push({ ...problem, reconciler: reconciler.name });
       if (desired.incomplete) set.keep.add(reconciler.name);
+      if (desired.requires?.length) set.requires?.set(reconciler.name, desired.requires);
       for (const raw of desired.objects) {
         const kind = kinds.of(raw);
         const owned = !(adopted && isProfileNamespace(profile, raw));

@@ -21,7 +21,9 @@ import type { Echoes } from './echoes.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { NamespaceClaim, NamespaceGuard } from './namespace-claim.js';
 import type { OwnedKinds } from './owned-kinds.js';
+import { podSecurityChange } from './pod-security-change.js';
 import type { Pruned } from './prune.js';
+import type { RequiredObjects } from './required-objects.js';
 import { currentCondition, stateOf, type Outcome } from './status.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -31,8 +33,10 @@ export interface ReconcileDeps {
   kinds: OwnedKinds;
   /** The caches of what reconcilers read. */
   read: ReadView;
-  /** Every namespace (what namespace-claim.ts reads only). */
+  /** Every namespace (what namespace-claim.ts reads, and the Pod Security labels). */
   namespaces: ReadonlyStore<KubeObject>;
+  /** The cluster objects the reconcilers' objects rely on. */
+  required: RequiredObjects;
   /** Decides whether a Profile may use the namespace of its name. */
   guard: NamespaceGuard;
   fieldManager: string;
@@ -66,7 +70,8 @@ export async function reconcileProfile(
   signal: AbortSignal,
   logger: Logger,
 ): Promise<void> {
-  const claim = deps.guard.judge(profile, deps.namespaces.get(profileNamespace(profile)));
+  const liveNamespace = deps.namespaces.get(profileNamespace(profile));
+  const claim = deps.guard.judge(profile, liveNamespace);
   const held = claim.verdict === 'held';
   // A reconciler whose source is a tenant's namespace computes nothing: what it made before
   // from there is deleted as obsolete.
@@ -76,6 +81,12 @@ export async function reconcileProfile(
     adopted: held && claim.adopted,
     read: deps.read,
   });
+  for (const [reconciler, keys] of desired.requires ?? []) {
+    for (const message of deps.required.problems(keys)) {
+      logger.warn({ reconciler }, message);
+      desired.problems.push({ reconciler, message, reason: 'RequiredObjectMissing' });
+    }
+  }
   const outcome: Outcome = {
     applied: [],
     problems: desired.problems.map((p) => `${p.reconciler}: ${p.message}`),
@@ -100,6 +111,14 @@ export async function reconcileProfile(
 
   const seenBefore = currentCondition(profile) !== undefined;
   const events: Promise<void>[] = [];
+  const namespaceChange = changes.find((c) => isProfileNamespace(profile, c.object.object));
+  const levelChange = podSecurityChange(
+    profileNamespace(profile),
+    liveNamespace,
+    namespaceChange?.object.object,
+    logger,
+  );
+  if (levelChange) events.push(deps.recorder.record(profile, levelChange));
   for (const change of changes) {
     deps.echoes.expect(change.object.id, change.resourceVersion);
     deps.metrics.wrote(change.object.kind.ref.kind, change.action);
@@ -137,7 +156,7 @@ export async function reconcileProfile(
   warnings.push(
     ...desired.problems.map((problem): EventInput => ({
       type: 'Warning',
-      reason: problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel',
+      reason: problem.reason ?? (problem.label === undefined ? 'ReconcileWarning' : 'InvalidLabel'),
       message: `${problem.reconciler}: ${problem.message}`,
     })),
   );

@@ -13,6 +13,7 @@ import {
   type Informer,
   type KubeObject,
 } from '@kfx/kube-runtime';
+import { POD_SECURITY_LABELS } from '../pod-security/namespace-levels.js';
 import type { Profile } from '../profile.js';
 import type { Echoes } from './echoes.js';
 import { ADOPT_ANNOTATION } from './namespace-claim.js';
@@ -22,6 +23,8 @@ import type { ReadKinds } from './read-kinds.js';
 
 export interface TriggerSources {
   profiles: Informer<Profile>;
+  /** The required cluster objects (required-objects.ts): a change concerns every Profile. */
+  required?: readonly Informer<KubeObject>[] | undefined;
   namespaces: Informer<KubeObject>;
   kinds: OwnedKinds;
   reads: ReadKinds;
@@ -33,9 +36,13 @@ export interface TriggerSinks {
   deleted: (profile: string) => void;
 }
 
-/** The namespace cache keeps only what the namespace check (namespace-claim.ts) reads. */
+/**
+ * The namespace cache keeps only what the namespace check (namespace-claim.ts) reads, and the
+ * Pod Security labels, so that a reconcile that changes a namespace's level can say so.
+ */
 export const namespaceSkeleton = metadataSkeleton({
   annotations: [ADOPT_ANNOTATION, 'owner'],
+  labels: POD_SECURITY_LABELS,
   ownerReferences: true,
 });
 
@@ -49,6 +56,16 @@ const claimOf = (ns: KubeObject): string =>
 
 export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void {
   const { profiles, namespaces, kinds, reads, echoes } = sources;
+  const everyProfile = () => {
+    for (const name of profiles.store.keys()) sinks.enqueue(name);
+  };
+  for (const informer of sources.required ?? []) {
+    informer.on('add', everyProfile);
+    informer.on('delete', everyProfile);
+    informer.on('update', (object, old) => {
+      if (ownedChanged(object, old)) everyProfile();
+    });
+  }
   const nameOf = (object: KubeObject) => object.metadata?.name ?? '';
   profiles.on('add', (profile) => {
     sinks.enqueue(nameOf(profile));

@@ -1,32 +1,47 @@
 // `namespace`: for clusters without the upstream Kubeflow profile controller, the Profile's
 // namespace itself, with the owner annotation and the labels Kubeflow's components look for
-// (`istio-injection: enabled` among them, as upstream), a Pod Security Admission level (today's
-// form of the PodSecurityPolicy-era fixes sites used), and the ServiceAccounts `default-editor`
-// and `default-viewer` that notebooks, pipelines and test Jobs run as, each bound to its
-// ClusterRole (`kubeflow-edit`, `kubeflow-view`) by a RoleBinding of its name, as upstream does.
-// The ServiceAccounts carry the image pull secrets configured, and `default-editor` the cloud
-// identity the Profile's `spec.plugins` ask for (profile-plugins.ts).
+// (`istio-injection: enabled` among them, as upstream), its Pod Security (today's form of the
+// PodSecurityPolicy-era fixes sites used), and the ServiceAccounts `default-editor` and
+// `default-viewer` that notebooks, pipelines and test Jobs run as, each bound to its ClusterRole
+// (`kubeflow-edit`, `kubeflow-view`) by a RoleBinding of its name, as upstream does. The
+// ServiceAccounts carry the image pull secrets configured, and `default-editor` the cloud
+// identity the Profile's `spec.plugins` ask for (profile-plugins.ts), within the ceilings.
 //
-// Pod Security defaults must hold in both Istio modes: a sidecar injected without Istio CNI
-// comes with an `istio-init` container that adds NET_ADMIN and NET_RAW, which `baseline`
-// refuses, so with injection on and no CNI the default only warns and audits at `baseline`, and
-// enforcing is a configuration error. A tenant's exception (a GPU team that needs `privileged`)
-// is a label on its Profile, `pod-security.kfx.dev/<mode>: <level>`: a label edited on the
-// namespace itself is put back at the next reconcile.
-import { resources } from '@kfx/kube-runtime';
+// Pod Security `baseline` is enforced by default in both Istio modes (pod-security/): by Pod
+// Security Admission where it can, and where sidecars are injected without Istio CNI (whose
+// istio-init adds NET_ADMIN and NET_RAW) by the ValidatingAdmissionPolicy the chart ships, which
+// exempts exactly that container. A tenant's exception (a GPU team that needs `privileged`) is a
+// label on its Profile, `pod-security.kfx.dev/<mode>: <level>`, applied when it tightens or when
+// `ceilings.podSecurity` allows the level: a label edited on the namespace itself is put back at
+// the next reconcile.
+import { resources, type KubeObject } from '@kfx/kube-runtime';
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { profileNamespace, type Profile } from '../profile.js';
+import { profileNamespace } from '../profile.js';
 import { defineReconciler } from '../reconciler.js';
 import { pluginAnnotations } from '../profile-plugins.js';
-import type { Problem } from '../reconciler.js';
+import type { Problem, RequiredObject } from '../reconciler.js';
 import { dnsLabel, labelKey, labelPrefix, objectName, rbacName } from '../schemas.js';
+import {
+  BASELINE_POLICY_LABEL,
+  BASELINE_POLICY_NAME,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
+} from '../pod-security/baseline-policy.js';
+import { PROXY_IMAGE_PATTERN } from '../pod-security/istio-init.js';
+import {
+  configuredPodSecurity,
+  LEVELS,
+  podSecurityMarks,
+  requestedPodSecurity,
+  sidecarsWithoutCni,
+} from '../pod-security/namespace-levels.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
-const LEVELS = ['privileged', 'baseline', 'restricted'] as const;
-const MODES = ['enforce', 'audit', 'warn'] as const;
 const level = z.enum(LEVELS);
-type PodSecurity = Partial<Record<(typeof MODES)[number], (typeof LEVELS)[number] | undefined>>;
+
+/** The images Istio's injector gives istio-init from its official hubs, any tag. */
+const ISTIO_PROXY_IMAGES = ['docker.io/istio/proxyv2:*', 'gcr.io/istio-release/proxyv2:*'];
 
 /** What the upstream controller puts on a profile namespace. */
 const KUBEFLOW_NAMESPACE_LABELS: Readonly<Record<string, string>> = {
@@ -73,9 +88,25 @@ const namespaceConfigSchema = z
     /** Istio CNI installs the sidecar's traffic rules: no `istio-init` needing NET_ADMIN. */
     istioCni: z.boolean().default(false),
     /**
-     * Pod Security Admission levels (`pod-security.kubernetes.io/<mode>` labels). Default:
-     * enforce baseline, or only warn and audit at baseline while sidecars are injected without
-     * Istio CNI.
+     * The images istio-init may run with NET_ADMIN and NET_RAW where sidecars are injected
+     * without Istio CNI: what the injector writes (`<hub>/proxyv2:<tag>`), or a repository with
+     * `:*` (any tag) or `@*` (any digest).
+     */
+    istioProxyImages: z
+      .array(
+        z
+          .string()
+          .regex(
+            PROXY_IMAGE_PATTERN,
+            'expected an image such as docker.io/istio/proxyv2:1.26.2, or a repository with :* or @*',
+          ),
+      )
+      .min(1)
+      .default([...ISTIO_PROXY_IMAGES]),
+    /**
+     * Pod Security levels (`pod-security.kubernetes.io/<mode>` labels). Default: enforce
+     * baseline; with sidecars injected without Istio CNI, by the ValidatingAdmissionPolicy
+     * kfx-pod-security-baseline (istio-init exempt), and warn and audit at baseline.
      */
     podSecurity: z
       .strictObject({ enforce: level.optional(), audit: level.optional(), warn: level.optional() })
@@ -96,17 +127,41 @@ const namespaceConfigSchema = z
   })
   .superRefine((config, context) => {
     const enforced = config.podSecurity?.enforce;
-    if (config.istioInjection && !config.istioCni && enforced && enforced !== 'privileged') {
+    if (config.istioInjection && !config.istioCni && enforced === 'restricted') {
       context.addIssue({
         code: 'custom',
         path: ['podSecurity', 'enforce'],
-        message: `${enforced} refuses every Pod with an Istio sidecar injected without Istio CNI (its istio-init container adds NET_ADMIN and NET_RAW): set istioCni: true where Istio CNI runs, istioInjection: false for ambient mode, or only warn and audit`,
+        message: `restricted refuses every Pod with an Istio sidecar injected without Istio CNI (its istio-init container adds NET_ADMIN and NET_RAW): set istioCni: true where Istio CNI runs, istioInjection: false for ambient mode, or enforce baseline (kfx's admission policy exempts istio-init)`,
       });
     }
   })
   .prefault({});
 
 export type NamespaceConfig = z.infer<typeof namespaceConfigSchema>;
+
+const bindingProblem = (binding: KubeObject): string | undefined => {
+  const spec = (binding as { spec?: { policyName?: unknown; validationActions?: unknown } }).spec;
+  if (spec?.policyName !== BASELINE_POLICY_NAME) {
+    return `it binds ${JSON.stringify(spec?.policyName)}, not ${BASELINE_POLICY_NAME}`;
+  }
+  const actions = Array.isArray(spec.validationActions) ? spec.validationActions : [];
+  if (!actions.includes('Deny')) {
+    return `its validationActions (${actions.join(', ') || 'none'}) do not include Deny`;
+  }
+  return undefined;
+};
+
+/** The admission policy (and binding) that enforces baseline in sidecar-mode namespaces. */
+const BASELINE_POLICY_OBJECTS: RequiredObject[] = [
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
+].map((ref) => ({
+  ref,
+  name: BASELINE_POLICY_NAME,
+  why: 'Pod Security baseline is not enforced in the namespace',
+  fix: "install it with the kfx-controller chart, or apply @kfx/profile-reconcilers' baselinePolicyObjects()",
+  ...(ref === VALIDATING_ADMISSION_POLICY_BINDINGS ? { check: bindingProblem } : {}),
+}));
 
 export const namespaceReconciler = defineReconciler<NamespaceConfig>({
   name: 'namespace',
@@ -120,29 +175,31 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
       ? [{ apiVersion: `${RBAC_GROUP}/v1`, kind: resources.roleBindings.kind }]
       : []),
   ],
-  desired(profile, { config }) {
+  requires: (config) => (sidecarsWithoutCni(config) ? BASELINE_POLICY_OBJECTS : []),
+  desired(profile, { config, ceilings }) {
     const problems: Problem[] = [];
     const labels: Record<string, string> = { ...config.labels };
     if (config.istioInjection) labels[ISTIO_INJECTION_LABEL] = 'enabled';
-    const podSecurity = {
-      ...defaultPodSecurity(config),
-      ...tenantPodSecurity(profile, config, problems),
+    const configured = configuredPodSecurity(config);
+    const levels = {
+      ...configured,
+      ...requestedPodSecurity(profile, config, ceilings, configured, problems),
     };
-    for (const [mode, value] of Object.entries(podSecurity)) {
-      if (value) labels[`pod-security.kubernetes.io/${mode}`] = value;
-    }
+    const marks = podSecurityMarks(levels, config);
+    Object.assign(labels, marks.labels);
     const owner = profile.spec?.owner?.name;
+    const annotations = { ...(owner ? { owner } : {}), ...marks.annotations };
     const namespace: V1Namespace = {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: {
         name: profileNamespace(profile),
         labels,
-        ...(owner ? { annotations: { owner } } : {}),
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       },
     };
     const home = profileNamespace(profile);
-    const plugins = pluginAnnotations(profile, config.pluginServiceAccount);
+    const plugins = pluginAnnotations(profile, config.pluginServiceAccount, ceilings);
     problems.push(...plugins.problems);
     const identity = Object.keys(plugins.annotations).length > 0;
     if (identity && !config.serviceAccounts.some((a) => a.name === config.pluginServiceAccount)) {
@@ -180,40 +237,9 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
     );
     if (!owner)
       problems.push({ message: 'the Profile has no spec.owner.name for the owner annotation' });
-    return { objects: [namespace, ...serviceAccounts, ...bindings], problems };
+    const requires = labels[BASELINE_POLICY_LABEL]
+      ? BASELINE_POLICY_OBJECTS.map((o) => `${o.ref.kind}/${o.name}`)
+      : [];
+    return { objects: [namespace, ...serviceAccounts, ...bindings], problems, requires };
   },
 });
-
-/** The configured levels, or the default that admits Pods in either Istio mode. */
-function defaultPodSecurity(config: NamespaceConfig): PodSecurity {
-  if (config.podSecurity) return config.podSecurity;
-  if (config.istioInjection && !config.istioCni) return { warn: 'baseline', audit: 'baseline' };
-  return { enforce: 'baseline' };
-}
-
-/** A tenant's exception, from its Profile's labels `<prefix>/<mode>: <level>`. */
-function tenantPodSecurity(
-  profile: Profile,
-  config: NamespaceConfig,
-  problems: Problem[],
-): PodSecurity {
-  const chosen: PodSecurity = {};
-  const start = `${config.podSecurityLabelPrefix}/`;
-  for (const [label, value] of Object.entries(profile.metadata?.labels ?? {})) {
-    if (!label.startsWith(start)) continue;
-    const mode = label.slice(start.length);
-    if (
-      !(MODES as readonly string[]).includes(mode) ||
-      !(LEVELS as readonly string[]).includes(value)
-    ) {
-      problems.push({
-        label,
-        value,
-        message: `label ${label}="${value}" ignored: expected ${start}<${MODES.join('|')}>: <${LEVELS.join('|')}>`,
-      });
-      continue;
-    }
-    chosen[mode as (typeof MODES)[number]] = value as (typeof LEVELS)[number];
-  }
-  return chosen;
-}

@@ -1,5 +1,6 @@
 import type { KubeObject } from '@kfx/kube-runtime';
 import { describe, expect, it } from 'vitest';
+import { ceilingsSchema } from '../ceilings.js';
 import { enableReconciler } from '../enable.js';
 import type { Profile } from '../profile.js';
 import { networkPoliciesReconciler } from './network-policies.js';
@@ -9,11 +10,22 @@ const profile = (labels: Record<string, string> = {}): Profile => ({
   metadata: { name: 'team-a', uid: 'u-1', labels },
   spec: { owner: { kind: 'User', name: 'alice@example.com' } },
 });
-const policies = (config: unknown, labels: Record<string, string> = {}) => {
-  const enabled = enableReconciler(networkPoliciesReconciler, config, {
-    baseDir: '.',
-    key: 'reconcilers.network-policies',
-  });
+/** Every switched policy is tenant-switchable here, unless `switchable` says which. */
+const policies = (
+  config: unknown,
+  labels: Record<string, string> = {},
+  switchable = [
+    'allow-gitea-to-postgres',
+    'allow-employee-egress-to-cloud-main-system',
+    'allow-egress-internet',
+  ],
+) => {
+  const enabled = enableReconciler(
+    networkPoliciesReconciler,
+    config,
+    { baseDir: '.', key: 'reconcilers.network-policies' },
+    ceilingsSchema.parse({ networkPolicies: switchable }),
+  );
   const { objects, problems } = enabled.desired(profile(labels));
   return {
     byName: new Map(objects.map((o) => [o.metadata?.name ?? '', o as Policy])),
@@ -104,6 +116,31 @@ describe('switches', () => {
     const old = policies(switched, { 'network-policies.kfx.dev/allow-egress-internet': 'true' });
     expect(old.byName.has('allow-egress-internet')).toBe(false);
     expect(old.problems[0]?.label).toBe('network-policies.kfx.dev/allow-egress-internet');
+  });
+
+  it('are turned on by a Profile only where ceilings.networkPolicies lists them', () => {
+    const labels = {
+      'sourcecontrol.statcan.gc.ca/enabled': 'true',
+      'state.aaw.statcan.gc.ca/exists-non-cloud-main-user': 'false',
+    };
+    const { byName, problems } = policies(config, labels, ['allow-gitea-to-postgres']);
+    expect([...byName.keys()]).toEqual(['allow-gitea-to-postgres']);
+    expect(problems).toEqual([
+      {
+        label: 'state.aaw.statcan.gc.ca/exists-non-cloud-main-user',
+        value: 'false',
+        reason: 'CeilingExceeded',
+        message:
+          'label state.aaw.statcan.gc.ca/exists-non-cloud-main-user="false" not applied: NetworkPolicy allow-employee-egress-to-cloud-main-system is not tenant-switchable (ceilings.networkPolicies: allow-gitea-to-postgres); it stays off',
+      },
+    ]);
+    // A policy made always-on by the configuration is no switch.
+    const always = policies(
+      { policies: [{ name: 'allow-egress-internet', optional: false }] },
+      {},
+      [],
+    );
+    expect(always.byName.has('allow-egress-internet')).toBe(true);
   });
 });
 

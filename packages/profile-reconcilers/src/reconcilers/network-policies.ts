@@ -2,7 +2,9 @@
 // Kubeflow preset (kubeflow-network-policies.ts) ships as the default, for all Pods or for the
 // Pods of `podSelector`; sites drop members, add their own, replace one by name, or change which
 // Pods one selects and when it is on. A policy is switched per Profile by a label: `optional`
-// ones by `<labelPrefix>/<name>: "true"`, others by any label and value (`when`).
+// ones by `<labelPrefix>/<name>: "true"`, others by any label and value (`when`). Whoever writes
+// the Profile writes its labels, and a switched policy lets traffic through: a Profile turns one
+// on only if `ceilings.networkPolicies` lists it as tenant-switchable.
 import { resources, type KubeObject } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
@@ -183,7 +185,7 @@ export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>
         why: `NetworkPolicy ${policy.name} names it as a peer`,
       })),
     ),
-  desired(profile, { config }) {
+  desired(profile, { config, ceilings }) {
     const labels = profile.metadata?.labels ?? {};
     const problems: Problem[] = [];
     const definitions = policyDefinitions(config);
@@ -202,6 +204,18 @@ export const networkPoliciesReconciler = defineReconciler<NetworkPoliciesConfig>
     const objects: KubeObject[] = [];
     for (const policy of definitions) {
       if (!isOn(policy, labels, config.labelPrefix)) continue;
+      const switched = policy.optional || policy.when !== undefined;
+      if (switched && !ceilings.networkPolicies.includes(policy.name)) {
+        const label = policy.when ? policy.when.label : `${config.labelPrefix}/${policy.name}`;
+        const value = labels[label] ?? '';
+        problems.push({
+          label,
+          value,
+          reason: 'CeilingExceeded',
+          message: `label ${label}="${value}" not applied: NetworkPolicy ${policy.name} is not tenant-switchable (ceilings.networkPolicies: ${ceilings.networkPolicies.join(', ') || 'none'}); it stays off`,
+        });
+        continue;
+      }
       const networkPolicy: NetworkPolicyJson = {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'NetworkPolicy',

@@ -2,11 +2,14 @@
 // `spec.resourceQuotaSpec`, as the upstream Kubeflow profile controller makes it, deleted when
 // the spec is removed (or its `hard` emptied). A spec that is wrong anywhere (a value that is no
 // quantity, a resource a quota cannot limit, a misspelt field) is not applied in part: the quota
-// already in place is kept, and the Profile's condition names the field.
+// already in place is kept, and the Profile's condition names the field. The spec is written by
+// whoever writes the Profile, so a value above `ceilings.quotas` of its resource is cut to the
+// ceiling (quota-ceilings.ts).
 import { resources } from '@kfx/kube-runtime';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
+import { applyQuotaCeilings } from '../quota-ceilings.js';
 import { quotaResourceProblem, quotaValueProblem } from '../quota-resources.js';
 import { defineReconciler, type Desired, type Problem } from '../reconciler.js';
 import { objectName } from '../schemas.js';
@@ -73,7 +76,7 @@ export const profileQuotaReconciler = defineReconciler<ProfileQuotaConfig>({
   name: 'profile-quota',
   configSchema: profileQuotaConfigSchema,
   kinds: () => [{ apiVersion: 'v1', kind: resources.resourceQuotas.kind }],
-  desired(profile, { config }): Desired {
+  desired(profile, { config, ceilings }): Desired {
     const raw = profile.spec?.resourceQuotaSpec;
     // No spec (or an empty `hard`): no quota, and one made before is deleted.
     if (raw === undefined || raw === null) return { objects: [], problems: [] };
@@ -96,12 +99,25 @@ export const profileQuotaReconciler = defineReconciler<ProfileQuotaConfig>({
       };
     }
     if (!spec) return { objects: [], problems: [] };
+    const allowed = applyQuotaCeilings(
+      Object.entries(spec.hard ?? {}).map(([resource, value]) => ({
+        resource,
+        value,
+        field: `${FIELD}.hard["${resource}"]: ${value}`,
+      })),
+      {},
+      ceilings,
+    );
     const quota: V1ResourceQuota = {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
       metadata: { name: config.name, namespace: profileNamespace(profile) },
-      spec,
+      spec: {
+        hard: allowed.hard,
+        ...(spec.scopes ? { scopes: spec.scopes } : {}),
+        ...(spec.scopeSelector ? { scopeSelector: spec.scopeSelector } : {}),
+      },
     };
-    return { objects: [quota], problems: [] };
+    return { objects: [quota], problems: allowed.problems };
   },
 });

@@ -1,10 +1,12 @@
 // `quotas`: one ResourceQuota per Profile namespace from configured defaults, overridden per
-// Profile by labels `<prefix>/<resource>` (see quota-labels.ts). The defaults are those of the
-// Statistics Canada site controller, so that a drop-in migration changes nothing by itself.
+// Profile by labels `<prefix>/<resource>` (see quota-labels.ts): lowered freely, raised only up
+// to `ceilings.quotas` (quota-ceilings.ts). The defaults are those of the Statistics Canada site
+// controller, so that a drop-in migration changes nothing by itself.
 import { resources } from '@kfx/kube-runtime';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
+import { applyQuotaCeilings } from '../quota-ceilings.js';
 import { quotaOverridesFromLabels, RESOURCE_ALIASES } from '../quota-labels.js';
 import { quotaResourceProblem, quotaValueProblem } from '../quota-resources.js';
 import { defineReconciler } from '../reconciler.js';
@@ -51,23 +53,36 @@ export const quotasReconciler = defineReconciler<QuotasConfig>({
   name: 'quotas',
   configSchema: quotasConfigSchema,
   kinds: () => [{ apiVersion: 'v1', kind: resources.resourceQuotas.kind }],
-  desired(profile, { config }) {
+  desired(profile, { config, ceilings }) {
     const overrides = quotaOverridesFromLabels(profile.metadata?.labels, config.labelPrefix, {
       aliases: config.aliases,
     });
+    const allowed = applyQuotaCeilings(
+      overrides.requests.map(({ label, value, resource }) => ({
+        resource,
+        value,
+        field: `label ${label}="${value}"`,
+        label: { label, value },
+      })),
+      config.defaults,
+      ceilings,
+    );
     const quota: V1ResourceQuota = {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
       metadata: { name: config.name, namespace: profileNamespace(profile) },
-      spec: { hard: { ...config.defaults, ...overrides.hard } },
+      spec: { hard: { ...config.defaults, ...allowed.hard } },
     };
     return {
       objects: [quota],
-      problems: overrides.problems.map(({ label, value, reason }) => ({
-        label,
-        value,
-        message: `label ${label}="${value}" ignored: ${reason}`,
-      })),
+      problems: [
+        ...overrides.problems.map(({ label, value, reason }) => ({
+          label,
+          value,
+          message: `label ${label}="${value}" ignored: ${reason}`,
+        })),
+        ...allowed.problems,
+      ],
     };
   },
 });

@@ -10,6 +10,7 @@ import type {
   V1ServiceAccount,
 } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ceilingsSchema } from '../ceilings.js';
 import { enableReconciler } from '../enable.js';
 import type { Profile } from '../profile.js';
 import type { ProfileReconciler } from '../reconciler.js';
@@ -30,11 +31,14 @@ function run<C, P>(
   config: unknown,
   p = profile(),
   baseDir = '.',
+  ceilings?: unknown,
 ) {
-  return enableReconciler(reconciler, config, {
-    baseDir,
-    key: `reconcilers.${reconciler.name}`,
-  }).desired(p);
+  return enableReconciler(
+    reconciler,
+    config,
+    { baseDir, key: `reconcilers.${reconciler.name}` },
+    ceilingsSchema.parse(ceilings),
+  ).desired(p);
 }
 const names = (objects: KubeObject[]) => objects.map((o) => o.metadata?.name);
 
@@ -47,6 +51,8 @@ describe('quotas', () => {
         'quotas.kfx.dev/gpu': '4',
         'quotas.kfx.dev/limits.memory': 'much',
       }),
+      '.',
+      { quotas: { 'requests.nvidia.com/gpu': '8' } },
     );
     const quota = objects[0] as V1ResourceQuota;
     expect(quota.metadata).toEqual({ name: 'quotas', namespace: 'team-a' });
@@ -71,6 +77,7 @@ describe('quotas', () => {
       { labelPrefix: 'quotas.statcan.gc.ca' },
       profile({ 'quotas.statcan.gc.ca/requests.cpu': '12' }),
     );
+    // Below the default of 70: lowering needs no ceiling.
     expect((objects[0] as V1ResourceQuota).spec?.hard?.['requests.cpu']).toBe('12');
   });
 
@@ -200,11 +207,14 @@ describe('network-policies', () => {
       'allow-egress-knative',
       'allow-egress-kubeflow-system',
     ]);
-    const open = run(
-      networkPoliciesReconciler,
-      {},
-      profile({ 'network-policies.kfx.dev/allow-egress-internet': 'true' }),
-    );
+    const asked = profile({ 'network-policies.kfx.dev/allow-egress-internet': 'true' });
+    // Not tenant-switchable by default: the label alone does not open the internet.
+    const closed = run(networkPoliciesReconciler, {}, asked);
+    expect(names(closed.objects)).not.toContain('allow-egress-internet');
+    expect(closed.problems[0]?.reason).toBe('CeilingExceeded');
+    const open = run(networkPoliciesReconciler, {}, asked, '.', {
+      networkPolicies: ['allow-egress-internet'],
+    });
     const internet = open.objects.find((o) => o.metadata?.name === 'allow-egress-internet');
     expect(internet).toMatchObject({
       spec: {
@@ -371,33 +381,77 @@ describe('namespace', () => {
     );
   });
 
-  it('admits Pods with an injected sidecar by default, and refuses a level that would not', () => {
-    const ns = run(namespaceReconciler, {}).objects[0] as V1Namespace;
-    // istio-init adds NET_ADMIN and NET_RAW: baseline only warns and audits while injected.
+  it('enforces baseline by default: by the admission policy while sidecars need istio-init', () => {
+    const { objects, requires } = run(namespaceReconciler, {});
+    const ns = objects[0] as V1Namespace;
+    // istio-init adds NET_ADMIN and NET_RAW: PSA warns and audits, the policy enforces.
     expect(ns.metadata?.labels).toMatchObject({
       'pod-security.kubernetes.io/warn': 'baseline',
       'pod-security.kubernetes.io/audit': 'baseline',
+      'kfx.dev/pod-security-baseline': 'enforce',
     });
+    expect(ns.metadata?.annotations?.['kfx.dev/istio-proxy-images']).toBe(
+      'docker.io/istio/proxyv2:*,gcr.io/istio-release/proxyv2:*',
+    );
     expect(ns.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBeUndefined();
-    const withCni = run(namespaceReconciler, { istioCni: true }).objects[0] as V1Namespace;
-    expect(withCni.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('baseline');
-    expect(() => run(namespaceReconciler, { podSecurity: { enforce: 'baseline' } })).toThrow(
-      /reconcilers\.namespace\.podSecurity\.enforce: baseline refuses every Pod with an Istio sidecar injected without Istio CNI/,
+    expect(requires).toEqual([
+      'ValidatingAdmissionPolicy/kfx-pod-security-baseline',
+      'ValidatingAdmissionPolicyBinding/kfx-pod-security-baseline',
+    ]);
+    const withCni = run(namespaceReconciler, { istioCni: true });
+    const cniNamespace = withCni.objects[0] as V1Namespace;
+    expect(cniNamespace.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('baseline');
+    expect(cniNamespace.metadata?.labels?.['kfx.dev/pod-security-baseline']).toBeUndefined();
+    expect(withCni.requires).toEqual([]);
+    expect(() => run(namespaceReconciler, { podSecurity: { enforce: 'restricted' } })).toThrow(
+      /reconcilers\.namespace\.podSecurity\.enforce: restricted refuses every Pod with an Istio sidecar injected without Istio CNI/,
+    );
+    expect(() => run(namespaceReconciler, { istioProxyImages: ['docker.io/*'] })).toThrow(
+      /reconcilers\.namespace\.istioProxyImages\[0\]: expected an image/,
     );
   });
 
-  it('takes a tenant’s Pod Security exception from its Profile’s labels', () => {
+  it('takes a tenant’s Pod Security exception from its Profile’s labels, within the ceilings', () => {
     const gpuTeam = profile({
       'pod-security.kfx.dev/enforce': 'privileged',
       'pod-security.kfx.dev/warn': 'everything',
     });
-    const { objects, problems } = run(namespaceReconciler, { istioCni: true }, gpuTeam);
+    const allowed = { podSecurity: { profiles: { 'team-a': ['privileged'] } } };
+    const { objects, problems } = run(
+      namespaceReconciler,
+      { istioCni: true },
+      gpuTeam,
+      '.',
+      allowed,
+    );
     expect((objects[0] as V1Namespace).metadata?.labels).toMatchObject({
       'pod-security.kubernetes.io/enforce': 'privileged',
     });
     expect(problems.map((p) => p.message)).toEqual([
       'label pod-security.kfx.dev/warn="everything" ignored: expected pod-security.kfx.dev/<enforce|audit|warn>: <privileged|baseline|restricted>',
     ]);
+    // Without a ceiling that allows it, the label is not applied, and says which ceiling.
+    const refused = run(namespaceReconciler, { istioCni: true }, gpuTeam);
+    expect((refused.objects[0] as V1Namespace).metadata?.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'baseline',
+    });
+    expect(refused.problems[0]).toMatchObject({
+      label: 'pod-security.kfx.dev/enforce',
+      reason: 'CeilingExceeded',
+    });
+    expect(refused.problems[0]?.message).toContain(
+      'label pod-security.kfx.dev/enforce="privileged" not applied: it loosens enforce below the configured baseline, beyond the ceiling ceilings.podSecurity',
+    );
+    // Tightening needs none.
+    const strict = run(
+      namespaceReconciler,
+      { istioCni: true },
+      profile({ 'pod-security.kfx.dev/enforce': 'restricted' }),
+    );
+    expect(strict.problems).toEqual([]);
+    expect((strict.objects[0] as V1Namespace).metadata?.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+    });
   });
 
   it('gives default-editor the cloud identity of spec.plugins, and every ServiceAccount the pull secrets', () => {
@@ -427,6 +481,15 @@ describe('namespace', () => {
         ],
       },
       withPlugins,
+      '.',
+      {
+        cloudIdentities: {
+          awsIamRoles: ['arn:aws:iam::123456789012:role/{profile}'],
+          profiles: {
+            'team-a': { gcpServiceAccounts: ['pipelines@my-project.iam.gserviceaccount.com'] },
+          },
+        },
+      },
     );
     expect(problems).toEqual([]);
     const [editor, viewer] = objects.slice(1) as V1ServiceAccount[];
@@ -454,7 +517,17 @@ describe('namespace', () => {
             },
             { kind: 'WorkloadIdentity', spec: { gcpServiceAccount: 'not-an-account' } },
             { kind: 'Vault', spec: {} },
+            {
+              kind: 'WorkloadIdentity',
+              spec: { gcpServiceAccount: 'platform-admin@other-team.iam.gserviceaccount.com' },
+            },
           ],
+        },
+      },
+      '.',
+      {
+        cloudIdentities: {
+          profiles: { 'team-a': { awsIamRoles: ['arn:aws:iam::123456789012:role/r'] } },
         },
       },
     );
@@ -465,6 +538,7 @@ describe('namespace', () => {
       "spec.plugins[0] (AwsIamForServiceAccount): ServiceAccount default-editor is annotated, but kfx does not edit IAM: the role's trust policy must allow system:serviceaccount:team-a:default-editor (set spec.annotateOnly: true once it does)",
       'spec.plugins[1] (WorkloadIdentity): spec.gcpServiceAccount not-an-account is not a Google service account (name@project.iam.gserviceaccount.com)',
       'spec.plugins[2]: kind Vault is not a plugin kfx applies (WorkloadIdentity, AwsIamForServiceAccount)',
+      'spec.plugins[3] (WorkloadIdentity): spec.gcpServiceAccount platform-admin@other-team.iam.gserviceaccount.com not applied: beyond the ceiling ceilings.cloudIdentities.gcpServiceAccounts (no pattern there, nor profiles.team-a.gcpServiceAccounts, gives it to Profile team-a)',
     ]);
   });
 

@@ -50,6 +50,8 @@ export async function runController(
     logger?: Logger;
     /** Profiles reconciled at most (default: what the heap holds). */
     maxProfiles?: number;
+    /** What a Profile may raise (default: nothing). */
+    ceilings?: unknown;
   } = {},
 ): Promise<Running> {
   const client = testClient(env);
@@ -57,7 +59,10 @@ export async function runController(
     client,
     logger: options.logger,
     config: {
-      reconcilers: enableBuiltInReconcilers(reconcilers, { baseDir: options.baseDir }),
+      reconcilers: enableBuiltInReconcilers(reconcilers, {
+        baseDir: options.baseDir,
+        ceilings: options.ceilings,
+      }),
       resyncSeconds: options.resyncSeconds,
       protectedNamespaces: options.protectedNamespaces,
       profileSelector: options.profileSelector,
