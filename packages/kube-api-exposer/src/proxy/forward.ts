@@ -5,7 +5,9 @@
 // requests (429 when there is none), and has its body within the body timeout (408 otherwise);
 // a connection whose request body has not all arrived when the answer is sent is closed after
 // it, so nobody is waited on for a body nothing will read. The apiserver's answer tells whether
-// it accepted the caller's credential, which makes the connection an authenticated one.
+// it accepted the caller's token, which makes the connection an authenticated one; a
+// long-running request has its token proved before it takes its identity's place
+// (proven-tokens.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
@@ -13,10 +15,12 @@ import { checkPath } from '../path-allow-list.js';
 import { logAccess } from './access-log.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
-import { callerIdentity, provesCredential } from './identity.js';
+import { requestCredential } from './credential.js';
+import { callerIdentity, provesCredential, type CallerIdentity } from './identity.js';
 import { inflightClass, type InflightLimits } from './inflight.js';
 import type { LongRunningLimits } from './long-running.js';
 import { streamKind, type ProxyMetrics } from './metrics.js';
+import type { ProvenTokens } from './proven-tokens.js';
 import type { RefusalLog } from './refusal-log.js';
 import { sendStatus, type ProxyStatus } from './status-response.js';
 import { isStaleConnection, upstreamFailure } from './upstream-errors.js';
@@ -33,6 +37,7 @@ export interface ForwardDeps {
   inflight: InflightLimits;
   longRunning: LongRunningLimits;
   connections: ConnectionLimits;
+  tokens: ProvenTokens;
   refusals: RefusalLog;
   /** Time for a request body to arrive once the head has; 0 for no limit. */
   requestBodyTimeoutMs: number;
@@ -74,9 +79,11 @@ export function forwardRequest(
   /** Whether to close the connection after an answer sent now: its body is still on its way. */
   const bodyPending = () => withBody && !request.complete;
   const requestDone = deps.connections.begin(deps.connections.of(request.socket));
+  let closed = false;
 
   metrics.activeStreams.inc({ kind });
   response.once('close', () => {
+    closed = true;
     release?.();
     requestDone();
     clearTimeout(bodyTimer);
@@ -116,11 +123,17 @@ export function forwardRequest(
     return;
   }
 
-  const refuse = (status: ProxyStatus) => {
+  const refuse = (status: ProxyStatus, close = bodyPending()) => {
     failure = `refused by the proxy: ${status.message}`;
-    sendStatus(response, status, { close: bodyPending() });
+    sendStatus(response, status, { close });
     headSent();
   };
+  const credential = requestCredential(request);
+  if (credential.refused !== undefined) {
+    request.resume();
+    refuse({ code: 400, message: credential.refused }, true);
+    return;
+  }
   const inflight = inflightClass(method, kind, withBody);
   if (inflight !== undefined) {
     release = deps.inflight.tryAcquire(inflight);
@@ -128,42 +141,63 @@ export function forwardRequest(
       refuse(deps.inflight.refusal(inflight));
       return;
     }
-  } else {
-    const place = deps.longRunning.tryAcquire(callerIdentity(request.headers.authorization));
+    forward();
+    return;
+  }
+  // Long-running, so without a body: nothing arrives while the token is checked.
+  const longRunning = (identity: CallerIdentity) => {
+    const place = deps.longRunning.tryAcquire(identity);
     if (place.refused !== undefined) {
       metrics.longRunningRefused.inc({ limit: place.refused.limit });
       refuse(place.refused.status);
       return;
     }
     release = place.release;
+    forward();
+  };
+  if (credential.token === undefined) {
+    longRunning(callerIdentity(undefined));
+    return;
   }
-  if (withBody && deps.requestBodyTimeoutMs > 0) {
-    bodyTimer = setTimeout(() => {
-      const message = `the request body did not arrive within ${deps.requestBodyTimeoutMs / 1000} s`;
-      failure = message;
-      answered = true;
+  void deps.tokens.identify(credential.token).then((check) => {
+    if (closed) return;
+    if (check.refused !== undefined) refuse(check.refused);
+    else longRunning(check.identity);
+  });
+
+  function forward(): void {
+    if (withBody && deps.requestBodyTimeoutMs > 0) {
+      bodyTimer = setTimeout(() => {
+        const message = `the request body did not arrive within ${deps.requestBodyTimeoutMs / 1000} s`;
+        failure = message;
+        answered = true;
+        upstreamRequest?.destroy();
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        sendStatus(response, { code: 408, message }, { close: true });
+        headSent();
+      }, deps.requestBodyTimeoutMs);
+      request.once('end', () => {
+        clearTimeout(bodyTimer);
+      });
+    }
+    const headers = requestHeadersFor(request.rawHeaders, request.headers, {
+      remoteAddress: request.socket.remoteAddress,
+      upstreamHost: pool.host,
+    });
+    if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
+      headers.push('Transfer-Encoding', 'chunked');
+    if (withBody) request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
+    send(headers, !withBody && RETRYABLE_METHODS.has(method));
+    request.on('error', (error) => {
+      failure = `the caller's request broke: ${error.message}`;
       upstreamRequest?.destroy();
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      sendStatus(response, { code: 408, message }, { close: true });
-      headSent();
-    }, deps.requestBodyTimeoutMs);
-    request.once('end', () => {
-      clearTimeout(bodyTimer);
     });
   }
 
-  const headers = requestHeadersFor(request.rawHeaders, request.headers, {
-    remoteAddress: request.socket.remoteAddress,
-    upstreamHost: pool.host,
-  });
-  if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
-    headers.push('Transfer-Encoding', 'chunked');
-  if (withBody) request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
-
-  const send = (retry: boolean) => {
+  function send(headers: string[], retry: boolean): void {
     const upstream = https.request({
       ...pool.connectionOptions(),
       agent: pool.agent,
@@ -184,19 +218,17 @@ export function forwardRequest(
         upstreamResponse.destroy();
         return;
       }
+      const status = upstreamResponse.statusCode ?? 502;
+      if (credential.token !== undefined) deps.tokens.answered(credential.token, status, method);
       const responseHeaders = responseHeadersFor(
         upstreamResponse.rawHeaders,
         upstreamResponse.headers,
       );
       // The apiserver answered before the whole body came (a refusal): the rest is not waited for.
       if (bodyPending()) responseHeaders.push('Connection', 'close');
-      else if (!authenticated(deps, request, upstreamResponse.statusCode ?? 502))
+      else if (!authenticated(deps, request, credential.token, status))
         responseHeaders.push('Connection', 'close');
-      response.writeHead(
-        upstreamResponse.statusCode ?? 502,
-        upstreamResponse.statusMessage,
-        responseHeaders,
-      );
+      response.writeHead(status, upstreamResponse.statusMessage, responseHeaders);
       // Watch clients wait for the head before the first event arrives; other heads go out
       // with the first chunk of the body, in one write.
       if (kind === 'watch') response.flushHeaders();
@@ -213,7 +245,7 @@ export function forwardRequest(
       if (response.destroyed || answered) return;
       if (retry && upstream.reusedSocket && isStaleConnection(error)) {
         // A pooled connection the apiserver had closed: ask again on a fresh one.
-        send(false);
+        send(headers, false);
         return;
       }
       if (response.headersSent) {
@@ -229,24 +261,25 @@ export function forwardRequest(
     });
     if (withBody) request.pipe(upstream);
     else upstream.end();
-  };
-  send(!withBody && RETRYABLE_METHODS.has(method));
-  request.on('error', (error) => {
-    failure = `the caller's request broke: ${error.message}`;
-    upstreamRequest?.destroy();
-  });
+  }
 }
 
 /**
- * Counts the connection for the caller's identity once the apiserver accepted its credential;
- * false when that identity already holds all the connections it may, and this one must close.
+ * Counts the connection for the identity of `token` once the apiserver accepted it (a request
+ * without a token proves nothing: with anonymous authentication on, it is answered too); false
+ * when that identity already holds all the connections it may, and this one must close.
  */
-function authenticated(deps: ForwardDeps, request: IncomingMessage, status: number): boolean {
+function authenticated(
+  deps: ForwardDeps,
+  request: IncomingMessage,
+  token: string | undefined,
+  status: number,
+): boolean {
   const connection = deps.connections.of(request.socket);
   if (connection === undefined || connection.identity !== undefined) return true;
-  if (!provesCredential(status, request.method ?? 'GET')) return true;
-  const identity = callerIdentity(request.headers.authorization);
-  if (identity.anonymous || deps.connections.authenticate(connection, identity.key)) return true;
+  if (token === undefined || !provesCredential(status, request.method ?? 'GET')) return true;
+  const identity = callerIdentity(token);
+  if (deps.connections.authenticate(connection, identity.key)) return true;
   const limit = 'maxConnectionsPerIdentity';
   deps.metrics.connectionsRefused.inc({ limit });
   deps.refusals.refused(

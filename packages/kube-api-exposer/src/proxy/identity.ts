@@ -1,13 +1,13 @@
-// Who a caller is, as far as the proxy's per-identity limits go. The proxy verifies no token (the
-// apiserver does), so an identity must be something a tenant cannot multiply cheaply:
-// - a service-account JWT counts for its namespace (its unverified `sub` claim,
+// Who a caller is, as far as the proxy's per-identity limits go: always derived from a token the
+// apiserver has accepted (credential.ts reads the token as the apiserver does; a request counts
+// for it only once an answer or a check proved it, proven-tokens.ts), never from text the client
+// chose. Then the token's claims are the signer's, and an identity is something a tenant cannot
+// multiply cheaply:
+// - a service-account JWT counts for its namespace (its `sub`,
 //   `system:serviceaccount:<ns>:<name>`, with its issuer), so a tenant minting ServiceAccounts in
 //   its namespace still shares one budget;
 // - another JWT counts for its issuer and subject (a person of an OIDC provider);
-// - any other credential counts for a hash of itself; no credential is `anonymous`.
-// Reading claims without verifying them is safe here because of how they are used: a forged
-// token gets 401 from the apiserver at once, so it cannot keep a watch open, and a connection
-// counts for an identity only after the apiserver accepted a request on it (`provesCredential`).
+// - any other token counts for a hash of itself; no token is `anonymous`.
 import { createHash } from 'node:crypto';
 
 export interface CallerIdentity {
@@ -39,39 +39,43 @@ function claimsOf(token: string): { sub?: unknown; iss?: unknown } | undefined {
   }
 }
 
-/** The identity of a request from its `Authorization` header. */
-export function callerIdentity(authorization: string | undefined): CallerIdentity {
-  if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-  const claims = token === undefined ? undefined : claimsOf(token);
+/** A key of bounded size, whatever the length of the claims it stands for. */
+const keyOf = (...parts: string[]) =>
+  createHash('sha256').update(parts.join('\n')).digest('base64url');
+
+/** The identity of a bearer token (credential.ts), or anonymous without one. */
+export function callerIdentity(token: string | undefined): CallerIdentity {
+  if (token === undefined) return ANONYMOUS;
+  const claims = claimsOf(token);
   if (claims !== undefined && typeof claims.sub === 'string' && claims.sub !== '') {
     const issuer = typeof claims.iss === 'string' ? claims.iss : '';
     const namespace = SERVICE_ACCOUNT.exec(claims.sub)?.[1];
     if (namespace !== undefined) {
       return {
-        key: `serviceaccounts\n${issuer}\n${namespace}`,
+        key: `serviceaccounts:${keyOf(issuer, namespace)}`,
         description: `service accounts of namespace ${namespace.slice(0, SHOWN)}`,
         anonymous: false,
       };
     }
     return {
-      key: `subject\n${issuer}\n${claims.sub}`,
+      key: `subject:${keyOf(issuer, claims.sub)}`,
       description: `subject ${claims.sub.slice(0, SHOWN)}`,
       anonymous: false,
     };
   }
-  const hash = createHash('sha256').update(authorization).digest('hex');
+  const hash = createHash('sha256').update(token).digest('hex');
   return {
-    key: `credential\n${hash}`,
+    key: `credential:${hash}`,
     description: `the credential with sha256 ${hash.slice(0, 12)}…`,
     anonymous: false,
   };
 }
 
 /**
- * Whether the apiserver's answer shows that it accepted the request's credential: anything but
- * 401, short of a server error (which may come before authentication). OPTIONS is left out: a
- * CORS preflight can be answered before authentication.
+ * Whether the apiserver's answer shows that it accepted the token the request carried (never
+ * asked for a request without one: with anonymous authentication on, such a request is
+ * answered too): anything but 401, short of a server error (which may come before
+ * authentication). OPTIONS is left out: a CORS preflight can be answered before authentication.
  */
 export function provesCredential(status: number, method: string): boolean {
   return status !== 401 && status < 500 && method !== 'OPTIONS';

@@ -15,6 +15,7 @@ export interface ProxyMetrics {
   connectionsEvicted: Counter;
   unauthenticatedConnections: Gauge;
   longRunningRefused: Counter<'limit'>;
+  credentialChecks: Counter<'result'>;
   tlsHandshakeTimeouts: Counter;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
@@ -67,13 +68,19 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
     }),
     unauthenticatedConnections: new Gauge({
       name: 'kfx_exposer_unauthenticated_connections',
-      help: 'Open client connections on which the apiserver has not yet accepted a credential (TLS handshakes, heads still arriving, anonymous callers), at most option maxUnauthenticatedConnections',
+      help: 'Open client connections on which the apiserver has not yet accepted a bearer token (TLS handshakes, heads still arriving, anonymous callers, refused tokens), at most option maxUnauthenticatedConnections',
       registers,
     }),
     longRunningRefused: new Counter({
       name: 'kfx_exposer_long_running_refused_total',
       help: 'Watches, followed logs and upgrades answered 429 because a limit was reached: maxLongRunning (the whole proxy) or maxLongRunningPerIdentity (one tenant namespace, user or credential)',
       labelNames: ['limit'],
+      registers,
+    }),
+    credentialChecks: new Counter({
+      name: 'kfx_exposer_credential_checks_total',
+      help: 'Tokens checked with the apiserver (GET /version with the token) before a long-running request of theirs takes a place, because no answer had proved them yet: accepted, refused (401: the request is answered 401 and takes nothing) or error (answered 503)',
+      labelNames: ['result'],
       registers,
     }),
     tlsHandshakeTimeouts: new Counter({

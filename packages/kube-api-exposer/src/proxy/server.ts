@@ -19,6 +19,7 @@ import { createProxyMetrics } from './metrics.js';
 import { RefusalLog } from './refusal-log.js';
 import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
+import { ProvenTokens } from './proven-tokens.js';
 import { probeUpstream } from './upstream-probe.js';
 import type { Upstream } from './upstream.js';
 
@@ -92,6 +93,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const deps = {
     connections,
     longRunning: new LongRunningLimits(options),
+    tokens: new ProvenTokens(pool, metrics),
     refusals,
     pool,
     metrics,

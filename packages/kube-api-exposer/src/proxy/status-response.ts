@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 
 const REASONS: Record<number, string> = {
   400: 'BadRequest',
+  401: 'Unauthorized',
   403: 'Forbidden',
   405: 'MethodNotAllowed',
   408: 'Timeout',
@@ -61,7 +62,10 @@ export function sendStatus(
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }
 
-/** The same answer written on a raw socket (upgrade requests, parse errors), then closed. */
+/**
+ * The same answer written on a raw socket (upgrade requests, parse errors), then closed, both
+ * ways: a client that keeps its side open must not keep the connection (closeAfterWriting).
+ */
 export function writeStatusToSocket(socket: Duplex, status: ProxyStatus): void {
   if (!socket.writable) {
     socket.destroy();
@@ -70,6 +74,7 @@ export function writeStatusToSocket(socket: Duplex, status: ProxyStatus): void {
   const body = statusBody(status);
   const retry =
     status.retryAfterSeconds === undefined ? '' : `Retry-After: ${status.retryAfterSeconds}\r\n`;
+  closeAfterWriting(socket);
   socket.end(
     `HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}\r\n` +
       'Content-Type: application/json\r\n' +
@@ -78,4 +83,13 @@ export function writeStatusToSocket(socket: Duplex, status: ProxyStatus): void {
       'Connection: close\r\n\r\n' +
       body,
   );
+}
+
+/**
+ * Destroys `socket` once everything written to it has gone out. Ending it alone half-closes
+ * it: the server keeps its side (and what the connection counts for) until the client closes.
+ */
+export function closeAfterWriting(socket: Duplex): void {
+  if (socket.writableFinished) socket.destroy();
+  else socket.once('finish', () => socket.destroy());
 }

@@ -5,7 +5,6 @@
 // from another address, makes 30 ordinary requests, each on a new connection: all must succeed.
 // The attacker talks raw TLS, as a hostile client would, and keeps whatever the proxy lets it
 // keep.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';
 import {
@@ -21,7 +20,13 @@ import {
   type ProxyPki,
 } from '../testing/fixtures.js';
 import { call } from '../testing/https-client.js';
-import { openRaw } from '../testing/raw-tls.js';
+import {
+  holdTcp as heldTcp,
+  holdTls as heldTls,
+  release,
+  stillOpen,
+  type Held,
+} from '../testing/held-connections.js';
 import { openWebSocket } from '../testing/websocket.js';
 
 let cluster: Cluster;
@@ -97,66 +102,9 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-/** A connection the attacker holds; `closed` once the proxy (or the test) closed it. */
-interface Held {
-  socket: net.Socket;
-  /** Everything the proxy answered so far. */
-  answer(): string;
-  /** The status code of the proxy's first answer, if one came. */
-  status(): string | undefined;
-  closed(): boolean;
-}
-
-/**
- * A TLS connection from `from` that writes `head` (if any) and keeps the connection as long as
- * the proxy does; resolves once the proxy has answered the head or closed the connection (with
- * no head: once TLS is up or refused).
- */
-async function holdTls(exposer: RunningExposer, from: string, head?: string): Promise<Held> {
-  let answer = '';
-  let isClosed = false;
-  const connection = await openRaw(exposer.port, pki.ca.cert, { localAddress: from }).catch(
-    () => undefined,
-  );
-  if (connection === undefined) {
-    const socket = new net.Socket();
-    return { socket, answer: () => '', status: () => undefined, closed: () => true };
-  }
-  const { socket } = connection;
-  const answered = new Promise<void>((resolve) => {
-    socket.on('data', () => {
-      answer = connection.received();
-      if (answer.includes('\r\n\r\n')) resolve();
-    });
-    socket.once('close', () => {
-      isClosed = true;
-      resolve();
-    });
-  });
-  if (head !== undefined) {
-    socket.write(head);
-    if (head.endsWith('\r\n\r\n')) await answered;
-  }
-  return {
-    socket,
-    answer: () => answer,
-    status: () => (answer === '' ? undefined : answer.split(' ')[1]),
-    closed: () => isClosed,
-  };
-}
-
-/** A TCP connection from `from` that never starts TLS; resolves once the kernel accepted it. */
-async function holdTcp(exposer: RunningExposer, from: string): Promise<Held> {
-  const socket = net.connect({ host: '127.0.0.1', port: exposer.port, localAddress: from });
-  let isClosed = false;
-  socket.on('error', () => undefined);
-  socket.once('close', () => (isClosed = true));
-  await new Promise<void>((resolve) => {
-    socket.once('connect', resolve);
-    socket.once('close', resolve);
-  });
-  return { socket, answer: () => '', status: () => undefined, closed: () => isClosed };
-}
+const holdTls = (exposer: RunningExposer, from: string, head?: string) =>
+  heldTls(exposer.port, pki.ca.cert, from, head);
+const holdTcp = (exposer: RunningExposer, from: string) => heldTcp(exposer.port, from);
 
 const watchHead = (token: string, namespace = ns) =>
   `GET /api/v1/namespaces/${namespace}/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n` +
@@ -184,20 +132,12 @@ async function tenantBRequests(exposer: RunningExposer): Promise<string[]> {
 
 const allOk = Array.from({ length: B_REQUESTS }, () => '200');
 
-function release(held: readonly Held[]): void {
-  for (const h of held) h.socket.destroy();
-}
-
 /** Unauthenticated connections stayed within their budget, the oldest closed to make room. */
 async function expectUnauthenticatedBounded(exposer: RunningExposer): Promise<void> {
   const sample = (name: string) => metricSample(exposer.opsUrl, name);
   expect(await sample('kfx_exposer_connections_evicted_total')).toBeGreaterThan(0);
   expect(await sample('kfx_exposer_unauthenticated_connections')).toBeLessThanOrEqual(10);
 }
-
-/** How many of `held` got `status` first (`200` …) and are still open. */
-const stillOpen = (held: readonly Held[], status: string) =>
-  held.filter((h) => h.status() === status && !h.closed()).length;
 
 describe('a tenant with a token cannot take every connection', () => {
   it('one namespace-edit token holding watches gets 429 past its cap, and tenant B its requests', async () => {

@@ -1,7 +1,10 @@
 // exec, attach, port-forward and WebSocket watches: HTTP/1.1 Upgrade requests (SPDY/3.1 or
 // websocket). Each takes a place under the caps of long-running requests (429 when there is
-// none). The request goes to the apiserver on a connection of its own; on 101 the two sockets
-// are joined byte for byte, otherwise the apiserver's refusal is passed back as it is.
+// none), for the identity of a token the apiserver has accepted (proven-tokens.ts: a forged one
+// is refused 401 before it takes anything). The request goes to the apiserver on a connection of
+// its own; on 101 the two sockets are joined byte for byte, otherwise the apiserver's refusal is
+// passed back as it is, the place given back at once and the connection closed both ways: a
+// refused client never keeps what it took.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -12,10 +15,12 @@ import { logAccess } from './access-log.js';
 import { hasBody } from './forward.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { headerLines, requestHeadersFor, responseHeadersFor } from './headers.js';
-import { callerIdentity } from './identity.js';
+import { requestCredential } from './credential.js';
+import { callerIdentity, type CallerIdentity } from './identity.js';
 import type { LongRunningLimits } from './long-running.js';
 import type { ProxyMetrics } from './metrics.js';
-import { writeStatusToSocket, type ProxyStatus } from './status-response.js';
+import type { ProvenTokens } from './proven-tokens.js';
+import { closeAfterWriting, writeStatusToSocket, type ProxyStatus } from './status-response.js';
 import { upstreamFailure } from './upstream-errors.js';
 import type { UpstreamPool } from './upstream-pool.js';
 
@@ -28,6 +33,7 @@ export interface UpgradeDeps {
   idleTimeoutMs: number;
   longRunning: LongRunningLimits;
   connections: ConnectionLimits;
+  tokens: ProvenTokens;
 }
 
 /** What one upgrade exchange has done so far; logged when the caller's socket closes. */
@@ -42,8 +48,10 @@ interface Exchange {
   answered: boolean;
   upstream: ClientRequest | undefined;
   upstreamSocket: Duplex | undefined;
-  /** Gives back the place under the caps of long-running requests. */
+  /** Gives back the place under the caps of long-running requests and the in-flight mark. */
   release?: (() => void) | undefined;
+  /** The caller's socket closed: nothing more is started for it. */
+  closed: boolean;
 }
 
 export function forwardUpgrade(
@@ -66,10 +74,12 @@ export function forwardUpgrade(
     answered: false,
     upstream: undefined,
     upstreamSocket: undefined,
+    closed: false,
   };
   const connection = deps.connections.of(request.socket);
   const requestDone = deps.connections.begin(connection);
   socket.once('close', () => {
+    exchange.closed = true;
     exchange.release?.();
     requestDone();
     exchange.upstreamSocket?.destroy();
@@ -126,20 +136,43 @@ export function forwardUpgrade(
     });
     return;
   }
-  const identity = callerIdentity(request.headers.authorization);
-  const place = deps.longRunning.tryAcquire(identity);
-  if (place.refused !== undefined) {
-    metrics.longRunningRefused.inc({ limit: place.refused.limit });
-    refuse(deps, exchange, socket, method, place.refused.status);
+  const credential = requestCredential(request);
+  if (credential.refused !== undefined) {
+    refuse(deps, exchange, socket, method, { code: 400, message: credential.refused });
     return;
   }
-  exchange.release = place.release;
-  exchange.upstream = openTunnel(deps, exchange, request, socket, head);
-  exchange.upstream.once('upgrade', () => {
-    // The apiserver accepted the credential: the tunnel counts for its identity. Tunnels are
-    // few (maxLongRunningPerIdentity), so one past maxConnectionsPerIdentity is kept.
-    if (connection !== undefined && !identity.anonymous)
-      deps.connections.authenticate(connection, identity.key, true);
+  const open = (identity: CallerIdentity) => {
+    const place = deps.longRunning.tryAcquire(identity);
+    if (place.refused !== undefined) {
+      metrics.longRunningRefused.inc({ limit: place.refused.limit });
+      refuse(deps, exchange, socket, method, place.refused.status);
+      return;
+    }
+    exchange.release = () => {
+      place.release();
+      requestDone();
+    };
+    exchange.upstream = openTunnel(deps, exchange, request, socket, head);
+    exchange.upstream.once('upgrade', () => {
+      // The apiserver accepted the token: the tunnel counts for its identity. Tunnels are few
+      // (maxLongRunningPerIdentity), so one past maxConnectionsPerIdentity is kept.
+      if (connection !== undefined && !identity.anonymous)
+        deps.connections.authenticate(connection, identity.key, true);
+    });
+    exchange.upstream.once('response', (response) => {
+      if (credential.token !== undefined)
+        deps.tokens.answered(credential.token, response.statusCode ?? 502, method);
+    });
+  };
+  const token = credential.token;
+  if (token === undefined) {
+    open(callerIdentity(undefined));
+    return;
+  }
+  void deps.tokens.identify(token).then((check) => {
+    if (exchange.closed) return;
+    if (check.refused !== undefined) refuse(deps, exchange, socket, method, check.refused);
+    else open(check.identity);
   });
 }
 
@@ -207,10 +240,12 @@ function openTunnel(
     socket.pipe(upSocket);
   });
   upstream.on('response', (response) => {
-    // The apiserver refused the upgrade (403, 400 "pod does not exist", …): pass that on. The
-    // body ends with the connection, which is closed after it.
+    // The apiserver refused the upgrade (401, 403, 400 "pod does not exist", …): pass that on,
+    // give back the place now, and close the connection once the body is out.
     observeHead();
+    exchange.release?.();
     exchange.status = response.statusCode ?? 502;
+    closeAfterWriting(socket);
     const headers = responseHeadersFor(response.rawHeaders, response.headers);
     socket.write(
       `HTTP/1.1 ${exchange.status} ${response.statusMessage ?? ''}\r\n${headerLines(headers)}Connection: close\r\n\r\n`,

@@ -17,7 +17,11 @@ export interface RawConnection {
 export async function openRaw(
   port: number,
   ca: string,
-  options: { localAddress?: string } = {},
+  options: {
+    localAddress?: string;
+    /** Keep this side open when the proxy ends its side, as a hostile client would. */
+    allowHalfOpen?: boolean;
+  } = {},
 ): Promise<RawConnection> {
   const socket = tls.connect({ host: '127.0.0.1', port, ca, ...options });
   socket.on('error', () => undefined);
