@@ -16,7 +16,7 @@ import { applyDesired, type ApplyContext, type Change } from './apply-desired.js
 import { describeObject } from './describe.js';
 import type { DesiredObject, DesiredSet } from './desired-objects.js';
 import type { OwnedKinds } from './owned-kinds.js';
-import { deleteObsolete, obsoleteObjects, type Pruned } from './prune.js';
+import { deleteObsolete, obsoleteObjects, type NamespaceLookup, type Pruned } from './prune.js';
 
 /** Requests of one Profile in flight at once. */
 const APPLY_WIDTH = 8;
@@ -33,6 +33,8 @@ export async function applyAll(
   kinds: OwnedKinds,
   /** Reconciler name → error; filled in here. */
   errors: Map<string, string>,
+  /** The namespaces' cache: a Profile prunes nothing in another Profile's namespace. */
+  namespaces: NamespaceLookup,
 ): Promise<Applied> {
   const applied: Applied = { changes: [], pruned: [] };
   const fail = (reconciler: string, what: string, error: unknown) => {
@@ -71,15 +73,19 @@ export async function applyAll(
     APPLY_WIDTH,
     apply,
   );
-  await inParallel(obsoleteObjects(profile, desired, kinds), APPLY_WIDTH, async (obsolete) => {
-    try {
-      if (await deleteObsolete(context.client, obsolete, context.signal)) {
-        applied.pruned.push(obsolete);
+  await inParallel(
+    obsoleteObjects(profile, desired, kinds, namespaces),
+    APPLY_WIDTH,
+    async (obsolete) => {
+      try {
+        if (await deleteObsolete(context.client, obsolete, context.signal)) {
+          applied.pruned.push(obsolete);
+        }
+      } catch (error) {
+        const by = obsolete.object.metadata?.labels?.[RECONCILER_LABEL] ?? 'prune';
+        fail(by, `deleting ${describeObject(obsolete.object)}`, error);
       }
-    } catch (error) {
-      const by = obsolete.object.metadata?.labels?.[RECONCILER_LABEL] ?? 'prune';
-      fail(by, `deleting ${describeObject(obsolete.object)}`, error);
-    }
-  });
+    },
+  );
   return applied;
 }

@@ -177,18 +177,24 @@ export async function applyDesired(
     const { object } = await apply();
     return { object: desired, action: 'recreated', reason, resourceVersion: rv(object) };
   };
-  const other = live && otherOwner(live, profile);
-  if (other) {
-    throw new Error(
-      `${describeObject(desired.object)} belongs to Profile ${other}: it is left alone`,
-    );
-  }
   // A namespace is never deleted to be made again: everything in it would go too.
   const recreatable = !isProfileNamespace(profile, desired.object);
+  const takeOver = mayTakeOver(context, profile, desired);
+  const other = live && otherOwner(live, profile);
+  if (other) {
+    // Elsewhere it may be another Profile's (two templates naming one object). In the
+    // Profile's own namespace kfx makes nothing for another Profile: a tenant pointed it there,
+    // so it is made again, as this Profile's (it cannot carry two controllers).
+    if (!takeOver || !recreatable) {
+      throw new Error(
+        `${describeObject(desired.object)} belongs to Profile ${other}: it is left alone`,
+      );
+    }
+    return recreate(`it named Profile ${other} as its owner, not ${profile.metadata?.name ?? ''}`);
+  }
   if (live && recreatable && staleOwner(live, profile)) {
     return recreate('it belonged to an earlier Profile of that name');
   }
-  const takeOver = mayTakeOver(context, profile, desired);
   if (live && !takeOver && !ownedByThis(live, profile)) {
     // kfx's label without this Profile's ownerReference: someone else's object.
     throw new Error(leftAlone(profile, desired));

@@ -49,7 +49,22 @@ beforeAll(async () => {
   env = await useSharedControlPlane(inject('kfxControlPlane'), 'kf-contracts');
   client = testClient(env);
   file = fileProfiles(env);
-  running = await runController(env, CONFIG, { profileSelector: file.selector });
+  running = await runController(env, CONFIG, {
+    profileSelector: file.selector,
+    ceilings: ceilings(),
+  });
+});
+
+/** The plugins' Profile may name the identities its test gives it (nothing else may). */
+const ceilings = () => ({
+  cloudIdentities: {
+    profiles: {
+      [file.name('plugins')]: {
+        awsIamRoles: ['arn:aws:iam::123456789012:role/pipelines'],
+        gcpServiceAccounts: ['pipelines@my-project.iam.gserviceaccount.com'],
+      },
+    },
+  },
 });
 
 afterAll(async () => {
@@ -310,6 +325,9 @@ describe('a namespace the upstream profile controller made', () => {
     expect(after?.metadata?.uid).toBe(uids.get('RoleBinding/namespaceAdmin'));
     expect(after?.roleRef.name).toBe('kubeflow-admin');
     expect(after?.metadata?.annotations).toMatchObject({ user: owner, role: 'admin' });
-    running = await runController(env, CONFIG, { profileSelector: file.selector });
+    running = await runController(env, CONFIG, {
+      profileSelector: file.selector,
+      ceilings: ceilings(),
+    });
   });
 });

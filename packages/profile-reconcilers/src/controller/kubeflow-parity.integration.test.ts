@@ -4,8 +4,9 @@
 // ResourceQuota kf-resource-quota from spec.resourceQuotaSpec, and the shipped
 // ns-owner-access-istio AuthorizationPolicy. Beyond upstream: a contributor-aware policy that
 // follows the RoleBindings Kubeflow's access management makes (a new binding reconciles the
-// Profile at once, with no resync), an opt-in app switched by a label value, and no writes from
-// a restarted controller on a steady cluster.
+// Profile at once, with no resync) and takes each binding's one subject, never a user only its
+// annotation names, an opt-in app switched by a label value, and no writes from a restarted
+// controller on a steady cluster.
 // On the package's shared plane: the controller selects this file's Profile only (so the
 // steady-cluster check counts the writes made for it alone); the AuthorizationPolicy CRD is
 // installed idempotently and no other file of the package installs it; the two Kubeflow
@@ -280,6 +281,61 @@ describe('contributors', () => {
       },
       { description: 'bob out of the policy', timeoutMs: 30_000 },
     );
+  });
+
+  it('are the users the bindings bind: a forged annotation or a binding of several is skipped, by name', async () => {
+    const mallory = {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'User',
+      name: 'mallory@example.com',
+    };
+    // The namespace's owner annotates a binding of someone else with a victim's name…
+    const forged = { ...kfamBinding('victim@example.com', 'edit'), subjects: [mallory] };
+    // …and one binding of two people, which KFAM never makes.
+    const several = {
+      ...kfamBinding('erin@example.com', 'edit'),
+      subjects: [
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'erin@example.com' },
+        mallory,
+      ],
+    };
+    const dave = kfamBinding('dave@example.com', 'edit');
+    const made = [forged, several, dave];
+    try {
+      for (const binding of made) await client.create(resources.roleBindings, binding);
+      // Dave's binding came last: once he is in, the cache held the other two as well.
+      const users = await waitFor(
+        async () => {
+          const users = await policyUsers(team);
+          return users?.includes('dave@example.com')
+            ? { done: true, value: users }
+            : { done: false, saw: JSON.stringify(users) };
+        },
+        { description: 'dave in the policy', timeoutMs: 30_000 },
+      );
+      expect(users).toEqual([`${team}@example.com`, 'dave@example.com']);
+      const reported = await condition(
+        client,
+        team,
+        (c) => c.message?.includes('not taken as contributors') ?? false,
+        'the skipped bindings reported',
+      );
+      expect(reported.reason).toBe('ReconciledWithWarnings');
+      expect(reported.message).toContain(
+        'RoleBinding user-victim-example-com-clusterrole-edit: it is annotated user victim@example.com but binds User mallory@example.com',
+      );
+      expect(reported.message).toContain(
+        'RoleBinding user-erin-example-com-clusterrole-edit: it binds several subjects',
+      );
+    } finally {
+      for (const binding of made) {
+        await client
+          .delete(resources.roleBindings, binding.metadata?.name ?? '', { namespace: team })
+          .catch(() => undefined);
+      }
+    }
+    await condition(client, team, (c) => c.reason === 'Reconciled', 'no binding skipped any more');
+    expect(await policyUsers(team)).toEqual([`${team}@example.com`]);
   });
 });
 

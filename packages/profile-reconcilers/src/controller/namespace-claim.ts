@@ -196,6 +196,13 @@ const profileOwners = (namespace: KubeObject) =>
     (o) => o.kind === 'Profile' && o.apiVersion.split('/')[0] === PROFILE_API_VERSION.split('/')[0],
   );
 
+/**
+ * Whether the namespace is some Profile's: made for one (an ownerReference to a Profile, as kfx
+ * and the upstream controller make them) or annotated for adoption by one's owner.
+ */
+export const belongsToProfile = (namespace: KubeObject | undefined): boolean =>
+  profileOf(namespace) !== undefined;
+
 /** Which Profile the namespace was made for (its ownerReference) or annotated for adoption by. */
 function profileOf(namespace: KubeObject | undefined): string | undefined {
   if (!namespace) return undefined;

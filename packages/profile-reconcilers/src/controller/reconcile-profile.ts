@@ -103,7 +103,14 @@ export async function reconcileProfile(
       logger,
       namespaceHeld: held,
     };
-    ({ changes, pruned } = await applyAll(context, profile, desired, deps.kinds, outcome.errors));
+    ({ changes, pruned } = await applyAll(
+      context,
+      profile,
+      desired,
+      deps.kinds,
+      outcome.errors,
+      deps.namespaces,
+    ));
     outcome.applied = deps.reconcilers
       .map((r) => r.name)
       .filter((name) => !outcome.errors.has(name));

@@ -82,3 +82,53 @@ describe('triggers of what reconcilers read', () => {
     expect(drain()).toEqual([]);
   });
 });
+
+describe('triggers of the objects kfx makes', () => {
+  const profiles = fakeInformer([
+    { metadata: { name: 'team-a', uid: 'uid-a' } },
+    { metadata: { name: 'team-b', uid: 'uid-b' } },
+  ] as Profile[]);
+  const policies = fakeInformer();
+  const ref = {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    resource: 'networkpolicies',
+    kind: 'NetworkPolicy',
+    namespaced: true,
+  };
+  const queued: string[] = [];
+  wireTriggers(
+    {
+      profiles: profiles.informer,
+      namespaces: fakeInformer().informer,
+      kinds: {
+        byKey: new Map([['np', { ref, informer: policies.informer }]]),
+      } as unknown as OwnedKinds,
+      reads: { kinds: [] } as unknown as ReadKinds,
+      echoes: new Echoes(),
+    },
+    { enqueue: (name) => queued.push(name), deleted: () => undefined },
+  );
+  const drain = () => [...new Set(queued.splice(0))].sort();
+  const policy = (owner: string, resourceVersion: string): KubeObject => ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: 'default-deny',
+      namespace: 'team-a',
+      resourceVersion,
+      ownerReferences: [
+        { apiVersion: 'kubeflow.org/v1', kind: 'Profile', name: owner, uid: `uid-${owner}` },
+      ],
+    },
+  });
+
+  it('reconcile the Profile an object stopped naming, and the one of its namespace', () => {
+    // A tenant points team-a's policy at team-b: both are reconciled, team-a to take it back.
+    policies.emit('update', policy('team-b', '2'), policy('team-a', '1'));
+    expect(drain()).toEqual(['team-a', 'team-b']);
+    // Deleted while it named team-b: team-a, whose namespace held it, makes it again.
+    policies.emit('delete', policy('team-b', '2'));
+    expect(drain()).toEqual(['team-a', 'team-b']);
+  });
+});

@@ -1,11 +1,11 @@
 // What makes a Profile's reconcile run: the Profile itself changing (or its resync), its
 // namespace appearing, going, starting to terminate or changing hands (its ownerReferences or
-// the adoption annotation), any kfx-managed object it owns being added, edited or deleted by
-// someone else, and any object its reconcilers read changing (read-kinds.ts): one in its own
-// namespace reconciles it, one in a fixed namespace (the Secrets to copy) every Profile. The
-// controller's own writes come back as watch events too; those are recognised (echoes.ts) and
-// skipped. Only Profiles in the cache are enqueued: those the controller's profileSelector
-// selects.
+// the adoption annotation), any kfx-managed object it owns or that lies in its namespace being
+// added, edited or deleted by someone else, and any object its reconcilers read changing
+// (read-kinds.ts): one in its own namespace reconciles it, one in a fixed namespace (the Secrets
+// to copy) every Profile. The controller's own writes come back as watch events too; those are
+// recognised (echoes.ts) and skipped. Only Profiles in the cache are enqueued: those the
+// controller's profileSelector selects.
 import {
   metadataSkeleton,
   ownerKeys,
@@ -89,9 +89,19 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
   });
 
   const owners = ownerKeys(resources.profiles);
-  // Only the Profiles in the cache: another controller's (outside the selector) are not ours.
-  const ownedEvent = (object: KubeObject) => {
-    for (const name of owners(object)) if (profiles.store.get(name)) sinks.enqueue(name);
+  // The Profiles an object names as owners, before and after the change (one it stopped naming
+  // lost it), and the Profile whose namespace holds it: a tenant may point an object of its
+  // namespace at another Profile, and that Profile's reconcile deletes nothing there, so the
+  // namespace's own must put it back. Only the Profiles in the cache: another controller's
+  // (outside the selector) are not ours.
+  const ownedEvent = (...versions: KubeObject[]) => {
+    const names = new Set<string>();
+    for (const object of versions) {
+      for (const name of owners(object)) names.add(name);
+      const namespace = object.metadata?.namespace;
+      if (namespace) names.add(namespace);
+    }
+    for (const name of names) if (profiles.store.get(name)) sinks.enqueue(name);
   };
   for (const { informer, ref } of kinds.byKey.values()) {
     const mine = (object: KubeObject) =>
@@ -99,9 +109,11 @@ export function wireTriggers(sources: TriggerSources, sinks: TriggerSinks): void
     informer.on('add', (object) => {
       if (!mine(object)) ownedEvent(object);
     });
-    informer.on('delete', ownedEvent);
+    informer.on('delete', (object) => {
+      ownedEvent(object);
+    });
     informer.on('update', (object, old) => {
-      if (!mine(object) && ownedChanged(object, old)) ownedEvent(object);
+      if (!mine(object) && ownedChanged(object, old)) ownedEvent(object, old);
     });
   }
 

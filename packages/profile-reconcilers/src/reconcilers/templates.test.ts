@@ -166,7 +166,8 @@ data:
         Array.from({ length: 20_000 }, (_, i) => `user-${i}@example.com`),
       ),
     );
-    expect((many as { subjects?: unknown[] }).subjects).toHaveLength(16);
+    // Two subjects are enough to tell "several".
+    expect((many as { subjects?: unknown[] }).subjects).toHaveLength(2);
   });
 
   it('are capped per Profile, and so are the objects the templates make for one', () => {
@@ -182,7 +183,9 @@ data:
 {{ end }}
 `;
     const bindings = Array.from({ length: 30 }, (_, i) =>
-      binding(`b${String(i).padStart(2, '0')}`, { role: 'edit', user: `u${i}@example.com` }),
+      binding(`b${String(i).padStart(2, '0')}`, { role: 'edit', user: `u${i}@example.com` }, [
+        `u${i}@example.com`,
+      ]),
     );
     const capped = enable({
       inline: [{ name: 'access', content: perContributor }],
@@ -217,9 +220,13 @@ data:
       profile,
       view([
         // As Kubeflow's access management makes them…
-        binding('user-bob-example-com-clusterrole-edit', { user: 'bob@example.com', role: 'edit' }),
-        binding('user-carol-example-com-clusterrole-view', { user: 'carol@x', role: 'view' }),
-        // …as a site controller reads them (User subjects of a binding annotated role: edit)…
+        binding(
+          'user-bob-example-com-clusterrole-edit',
+          { user: 'bob@example.com', role: 'edit' },
+          ['bob@example.com'],
+        ),
+        binding('user-carol-x-clusterrole-view', { user: 'carol@x', role: 'view' }, ['carol@x']),
+        // …as a site controller reads them (the User subject of a binding annotated role: edit)…
         binding('team-edit', { role: 'edit' }, ['dave@example.com']),
         // …and bindings that are not about contributors.
         binding('namespaceAdmin', {}, ['alice@example.com']),
@@ -229,5 +236,69 @@ data:
       'bob@example.com': 'user-bob-example-com-clusterrole-edit',
       'dave@example.com': 'team-edit',
     });
+  });
+
+  it('are the subject a binding binds, never a name only its annotation gives', () => {
+    const desired = enable({ inline: [{ name: 'editors', content }] }).desired(
+      profile,
+      view([
+        binding(
+          'user-bob-example-com-clusterrole-edit',
+          { user: 'bob@example.com', role: 'edit' },
+          ['bob@example.com'],
+        ),
+        // The namespace's owner names a victim but binds someone else…
+        binding(
+          'user-victim-example-com-clusterrole-edit',
+          { user: 'victim@example.com', role: 'edit' },
+          ['mallory@example.com'],
+        ),
+        // …binds several people under one annotation…
+        binding(
+          'user-erin-example-com-clusterrole-edit',
+          { user: 'erin@example.com', role: 'edit' },
+          ['erin@example.com', 'frank@example.com'],
+        ),
+        // …annotates a binding of nobody, or of a group.
+        binding('user-gina-example-com-clusterrole-edit', {
+          user: 'gina@example.com',
+          role: 'edit',
+        }),
+        {
+          ...binding('everyone-edit', { role: 'edit' }),
+          ...{ subjects: [{ kind: 'Group', name: 'system:authenticated' }] },
+        },
+      ]),
+    );
+    expect((desired.objects[0] as KubeObject & { data?: unknown }).data).toEqual({
+      'bob@example.com': 'user-bob-example-com-clusterrole-edit',
+    });
+    expect(desired.problems.map((p) => p.message)).toEqual([
+      'not taken as contributors: ' +
+        'RoleBinding everyone-edit: its subject is Group system:authenticated, not a User; ' +
+        'RoleBinding user-erin-example-com-clusterrole-edit: it binds several subjects (a contributor’s binding binds one); ' +
+        'RoleBinding user-gina-example-com-clusterrole-edit: it binds no subject; ' +
+        'RoleBinding user-victim-example-com-clusterrole-edit: it is annotated user victim@example.com but binds User mallory@example.com',
+    ]);
+    // What was made for a skipped binding's name goes: the set is complete.
+    expect(desired.incomplete).toBe(false);
+  });
+
+  it('name five skipped bindings at most, and count the others', () => {
+    const { problems } = enable({ inline: [{ name: 'editors', content }] }).desired(
+      profile,
+      view(
+        Array.from({ length: 40 }, (_, i) =>
+          binding(
+            `forged-${String(i).padStart(2, '0')}`,
+            { user: 'victim@example.com', role: 'edit' },
+            [`m${i}@example.com`],
+          ),
+        ),
+      ),
+    );
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(/RoleBinding forged-04: .*; and 35 more$/);
+    expect(problems[0]?.message).not.toMatch(/forged-05/);
   });
 });

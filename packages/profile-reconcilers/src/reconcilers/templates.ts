@@ -11,7 +11,7 @@ import { ConfigError, type KubeObject } from '@kfx/kube-runtime';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
-import { contributorsFrom, ROLE_BINDINGS_READ } from '../templates/contributors.js';
+import { contributorsFrom, ROLE_BINDINGS_READ, skippedMessage } from '../templates/contributors.js';
 import { baseScope, templateValues, type SiteValues } from '../templates/scope.js';
 import { SHIPPED_TEMPLATES } from '../templates/shipped.js';
 import { TemplateError } from '../templates/template-error.js';
@@ -114,14 +114,18 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
   desired(profile, { config, read }) {
     const namespace = profileNamespace(profile);
     const problems: Problem[] = [];
-    const contributors = config.contributors
+    const { contributors, skipped } = config.contributors
       ? contributorsFrom(read.list(ROLE_BINDINGS_READ, namespace))
-      : [];
-    if (contributors.length > config.maxContributors) {
+      : { contributors: [], skipped: [] };
+    // Set when some objects are not made: the earlier ones are then kept, not deleted. A skipped
+    // binding is not such a case: what was made for the user it named goes.
+    let incomplete = contributors.length > config.maxContributors;
+    if (incomplete) {
       problems.push({
         message: `${contributors.length} contributors, more than maxContributors (${config.maxContributors}): the templates see the first ${config.maxContributors} by name`,
       });
     }
+    if (skipped.length > 0) problems.push({ message: skippedMessage(skipped) });
     const values = templateValues(profile, {
       values: config.values,
       contributors: contributors.slice(0, config.maxContributors),
@@ -137,6 +141,7 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
       } catch (error) {
         if (!(error instanceof TemplateError)) throw error;
         problems.push({ message: error.message });
+        incomplete = true;
       }
     }
     if (objects.length > config.maxObjects) {
@@ -144,7 +149,8 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
         message: `the templates make ${objects.length} objects, more than maxObjects (${config.maxObjects}): the first ${config.maxObjects} are made`,
       });
       objects.length = config.maxObjects;
+      incomplete = true;
     }
-    return { objects, problems, incomplete: problems.length > 0 };
+    return { objects, problems, incomplete };
   },
 };

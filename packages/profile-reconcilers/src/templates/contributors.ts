@@ -1,30 +1,45 @@
 // The `contributors` of a Profile, as Kubeflow's access management (KFAM) and the Statistics
 // Canada controller record them: RoleBindings in the Profile's namespace annotated
-// `role: edit|view|admin` and `user: <email>`. A binding with a `role` annotation but no `user`
-// annotation contributes its User subjects. Sorted, so that templates render the same list
-// whatever order the cache holds the bindings in.
+// `role: edit|view|admin` (and, from KFAM, `user: <email>`), each binding one User. The
+// contributor is that subject, the one the binding gives access to: the namespace's owner
+// writes the annotations as freely as the subjects, so an annotation naming someone the binding
+// does not bind is nobody's contribution, and neither is a binding of several subjects (KFAM
+// makes one subject per binding, and fails its whole listing on more). Such bindings are
+// skipped and reported by name. Sorted, so that templates render the same list whatever order
+// the cache holds the bindings in.
 import type { KubeObject } from '@kfx/kube-runtime';
 import type { ReadRef } from '../reconciler.js';
 
 /** What a contributor's name may be at most; a longer annotation or subject is no user's. */
 const MAX_NAME = 253;
-/** Subjects kept per binding: KFAM's have one, an owner binding a few. */
-const MAX_SUBJECTS = 16;
+/** Subjects the cache keeps per binding: one is a contributor's, a second says "several". */
+const KEPT_SUBJECTS = 2;
 
 const short = (text: unknown): text is string =>
   typeof text === 'string' && text.length > 0 && text.length <= MAX_NAME;
 
+interface Subject {
+  kind?: string | undefined;
+  name?: string | undefined;
+}
+
+/** A RoleBinding as the cache keeps it. */
+type Binding = KubeObject & { subjects?: Subject[] | undefined };
+
 /**
  * The cache keeps of each RoleBinding (tenants write them, as large as they like) only what
- * contributorsFrom reads: the `role` and `user` annotations and a few User subjects' names.
+ * contributorsFrom reads: the `role` and `user` annotations and the first two subjects' kinds
+ * and names (a name longer than any user's is dropped, which makes the subject nobody's).
  */
 export function contributorSkeleton(binding: KubeObject): KubeObject {
   const meta = binding.metadata ?? {};
   const { role, user } = meta.annotations ?? {};
-  const subjects = ((binding as { subjects?: Subject[] }).subjects ?? [])
-    .filter((s) => s.kind === 'User' && short(s.name))
-    .slice(0, MAX_SUBJECTS)
-    .map(({ kind, name }) => ({ kind, name }));
+  const subjects = ((binding as Binding).subjects ?? [])
+    .slice(0, KEPT_SUBJECTS)
+    .map(({ kind, name }) => ({
+      kind: short(kind) ? kind : undefined,
+      name: short(name) ? name : undefined,
+    }));
   return {
     apiVersion: binding.apiVersion,
     kind: binding.kind,
@@ -58,26 +73,70 @@ export interface Contributor {
   binding: string;
 }
 
-interface Subject {
-  kind?: string;
-  name?: string;
+/** A binding annotated as a contributor's that is not taken as one, and why. */
+export interface SkippedBinding {
+  binding: string;
+  why: string;
 }
 
-export function contributorsFrom(bindings: readonly KubeObject[]): Contributor[] {
+export interface Contributors {
+  contributors: Contributor[];
+  skipped: SkippedBinding[];
+}
+
+const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The contributor a binding annotated with a role names, or why it names none. */
+function contributorOf(binding: Binding): { user: string } | { why: string } {
+  const subjects = binding.subjects ?? [];
+  if (subjects.length === 0) return { why: 'it binds no subject' };
+  if (subjects.length > 1) {
+    return { why: 'it binds several subjects (a contributor’s binding binds one)' };
+  }
+  const [subject] = subjects;
+  if (subject?.kind !== 'User' || !subject.name) {
+    const kind = subject?.kind ?? 'of no kind';
+    const what = `${kind}${subject?.name ? ` ${subject.name}` : ''}`;
+    return { why: `its subject is ${what}, not a User` };
+  }
+  const annotated = binding.metadata?.annotations?.user;
+  if (annotated !== undefined && annotated !== subject.name) {
+    return { why: `it is annotated user ${annotated} but binds User ${subject.name}` };
+  }
+  return { user: subject.name };
+}
+
+export function contributorsFrom(bindings: readonly KubeObject[]): Contributors {
   const found = new Map<string, Contributor>();
-  for (const binding of bindings) {
+  const skipped: SkippedBinding[] = [];
+  const byName = [...(bindings as readonly Binding[])].sort((a, b) =>
+    order(a.metadata?.name ?? '', b.metadata?.name ?? ''),
+  );
+  for (const binding of byName) {
     const meta = binding.metadata ?? {};
     const role = meta.annotations?.role;
     if (!role || meta.deletionTimestamp) continue;
-    const subjects = ((binding as { subjects?: Subject[] }).subjects ?? [])
-      .filter((s) => s.kind === 'User' && s.name)
-      .map((s) => s.name ?? '');
-    const annotated = meta.annotations?.user;
-    for (const user of annotated ? [annotated] : subjects) {
-      const key = `${user}\n${role}`;
-      if (!found.has(key)) found.set(key, { user, role, binding: meta.name ?? '' });
+    const name = meta.name ?? '';
+    const named = contributorOf(binding);
+    if ('why' in named) {
+      skipped.push({ binding: name, why: named.why });
+      continue;
     }
+    const key = `${named.user}\n${role}`;
+    if (!found.has(key)) found.set(key, { user: named.user, role, binding: name });
   }
-  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...found.values()].sort((a, b) => order(a.user, b.user) || order(a.role, b.role));
+  const contributors = [...found.values()].sort(
+    (a, b) => order(a.user, b.user) || order(a.role, b.role),
+  );
+  return { contributors, skipped };
+}
+
+/** Bindings a report names at most; the rest are counted. */
+const NAMED = 5;
+
+/** One line for the Profile's condition and a Warning Event: which bindings, and why. */
+export function skippedMessage(skipped: readonly SkippedBinding[]): string {
+  const named = skipped.slice(0, NAMED).map((s) => `RoleBinding ${s.binding}: ${s.why}`);
+  const more = skipped.length > NAMED ? `; and ${skipped.length - NAMED} more` : '';
+  return `not taken as contributors: ${named.join('; ')}${more}`;
 }
