@@ -99,7 +99,8 @@ describe('a Profile asking beyond the ceilings', () => {
     const c = await condition(
       client,
       team,
-      (x) => x.reason === 'ReconciledWithWarnings' && /resourceQuotaSpec/.test(x.message ?? ''),
+      (x) =>
+        x.reason === 'ReconciledWithWarnings' && (x.message ?? '').includes('resourceQuotaSpec'),
       'warnings',
     );
     const quota = await read<V1ResourceQuota>(client, 'resourceQuotas', 'quotas', team);

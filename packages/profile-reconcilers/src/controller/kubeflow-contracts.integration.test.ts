@@ -191,7 +191,8 @@ const sidecarPod = (namespace: string, name: string) =>
       initContainers: [
         {
           name: 'istio-init',
-          image: 'istio/proxyv2',
+          image: 'docker.io/istio/proxyv2:1.26.2',
+          args: ['istio-iptables', '-p', '15001', '-z', '15006', '-u', '1337'],
           securityContext: { capabilities: { add: ['NET_ADMIN', 'NET_RAW'], drop: ['ALL'] } },
         },
       ],

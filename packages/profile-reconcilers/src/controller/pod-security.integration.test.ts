@@ -7,13 +7,7 @@
 // On the package's shared plane: the controller selects this file's Profile only, and the
 // policy's binding selects only namespaces the namespace reconciler labelled (this file's); the
 // policy and binding are cluster-wide and this file's alone, and deleted by it.
-import {
-  isAlreadyExists,
-  KubeApiError,
-  KubeClient,
-  resources,
-  type KubeObject,
-} from '@kfx/kube-runtime';
+import { KubeApiError, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -30,6 +24,7 @@ import {
   eventMessages,
   eventually,
   fileProfiles,
+  installBaselinePolicy,
   runController,
   testClient,
   type FileProfiles,
@@ -43,26 +38,14 @@ let running: Running | undefined;
 let file: FileProfiles;
 let team = '';
 const PROXY = 'docker.io/istio/proxyv2:1.26.2';
-const [policy, binding] = baselinePolicyObjects();
-
-async function applyPolicy(objects: KubeObject[]): Promise<void> {
-  for (const object of objects) {
-    const ref =
-      object.kind === 'ValidatingAdmissionPolicy'
-        ? VALIDATING_ADMISSION_POLICIES
-        : VALIDATING_ADMISSION_POLICY_BINDINGS;
-    await client.create(ref, object).catch((error: unknown) => {
-      if (!isAlreadyExists(error)) throw error;
-    });
-  }
-}
+const [, binding] = baselinePolicyObjects();
 
 beforeAll(async () => {
   env = await useSharedControlPlane(inject('kfxControlPlane'), 'pod-security');
   client = testClient(env);
   file = fileProfiles(env);
   team = file.name('p');
-  await applyPolicy([policy, binding]);
+  await installBaselinePolicy(client);
   running = await runController(env, { namespace: {} }, { profileSelector: file.selector });
   // The namespace as the upstream profile controller made it, before kfx took over.
   await createProfile(client, team, file.labels);
@@ -261,7 +244,7 @@ describe('the controller', () => {
       `namespace: Pod Security baseline is not enforced in the namespace: ValidatingAdmissionPolicyBinding ${BASELINE_POLICY_NAME} does not exist`,
     );
     await eventMessages(client, team, 'RequiredObjectMissing', /ValidatingAdmissionPolicyBinding/);
-    await applyPolicy([binding]);
+    await client.create(VALIDATING_ADMISSION_POLICY_BINDINGS, binding);
     await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled again');
   });
 

@@ -7,12 +7,18 @@ import {
   type Logger,
   type ResourceRef,
   getOrUndefined,
+  isAlreadyExists,
 } from '@kfx/kube-runtime';
 import type { ControlPlane, SharedControlPlane } from '@kfx/testenv';
 import { profileNamespace, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { enableBuiltInReconcilers } from '../built-in.js';
+import {
+  baselinePolicyObjects,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
+} from '../pod-security/baseline-policy.js';
 import { createProfileController, type ProfileController } from '../controller/controller.js';
 import { conditionReason } from '../controller/status.js';
 import type { Profile, ProfileCondition } from '../profile.js';
@@ -55,14 +61,18 @@ export async function runController(
   } = {},
 ): Promise<Running> {
   const client = testClient(env);
+  const enabled = enableBuiltInReconcilers(reconcilers, {
+    baseDir: options.baseDir,
+    ceilings: options.ceilings,
+  });
+  // What the chart installs beside the controller: the admission policy that enforces Pod
+  // Security baseline in sidecar-mode namespaces (a file that tests its absence deletes it).
+  if (enabled.some((r) => (r.requires ?? []).length > 0)) await installBaselinePolicy(client);
   const controller = createProfileController({
     client,
     logger: options.logger,
     config: {
-      reconcilers: enableBuiltInReconcilers(reconcilers, {
-        baseDir: options.baseDir,
-        ceilings: options.ceilings,
-      }),
+      reconcilers: enabled,
       resyncSeconds: options.resyncSeconds,
       protectedNamespaces: options.protectedNamespaces,
       profileSelector: options.profileSelector,
@@ -83,6 +93,19 @@ export async function runController(
       client.close();
     },
   };
+}
+
+/** Creates the Pod Security admission policy and its binding, unless they exist. */
+export async function installBaselinePolicy(client: KubeClient): Promise<void> {
+  for (const object of baselinePolicyObjects()) {
+    const ref =
+      object.kind === 'ValidatingAdmissionPolicy'
+        ? VALIDATING_ADMISSION_POLICIES
+        : VALIDATING_ADMISSION_POLICY_BINDINGS;
+    await client.create(ref, object).catch((error: unknown) => {
+      if (!isAlreadyExists(error)) throw error;
+    });
+  }
 }
 
 /**
