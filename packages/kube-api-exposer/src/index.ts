@@ -7,6 +7,8 @@ export {
   type OptionNamer,
 } from './options-error.js';
 export { serve, type RunningExposer, type ServeOptions } from './commands/serve.js';
+export { SERVE_DEFAULTS } from './commands/serve-options.js';
+export { capDefault, type CapName } from './commands/serve-caps.js';
 export {
   renderManifests,
   type RenderedManifests,

@@ -4,10 +4,31 @@ import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import { checkCaps } from './serve-caps.js';
 import { count, listenHost, listenPort, notBoth, pathPrefix, seconds } from './values.js';
 
+/** The defaults of `serve`: written here only (the CLI's flags and their help take them from here). */
+export const SERVE_DEFAULTS = {
+  host: '0.0.0.0',
+  port: 8443,
+  upgrades: true,
+  maxHeaderBytes: 32768,
+  handshakeTimeout: 5,
+  headersTimeout: 10,
+  idleTimeout: 600,
+  requestBodyTimeout: 60,
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+  maxConnections: 500,
+  metrics: { host: '0.0.0.0', port: 9090 },
+  tlsReloadInterval: 10,
+  shutdownGrace: 10,
+  logLevel: 'info',
+} as const;
+
+const D = SERVE_DEFAULTS;
+
 export const serveSchema = z
   .strictObject({
-    host: listenHost.default('0.0.0.0'),
-    port: listenPort.default(8443),
+    host: listenHost.default(D.host),
+    port: listenPort.default(D.port),
     tlsCert: z.string().min(1, { message: 'expected a file' }),
     tlsKey: z.string().min(1, { message: 'expected a file' }),
     upstream: z.string().optional(),
@@ -18,20 +39,20 @@ export const serveSchema = z
       .array(pathPrefix)
       .min(1, { message: 'expected at least one prefix' })
       .default([...DEFAULT_ALLOWED_PREFIXES]),
-    upgrades: z.boolean().default(true),
+    upgrades: z.boolean().default(D.upgrades),
     maxHeaderBytes: z
       .number()
       .int()
       .min(1024, { message: 'expected at least 1024 bytes' })
       .max(1_048_576, { message: 'expected at most 1048576 bytes' })
-      .default(32768),
-    handshakeTimeout: seconds(1, 3600).default(5),
-    headersTimeout: seconds(1, 3600).default(10),
-    idleTimeout: seconds(1, 86_400).default(600),
-    requestBodyTimeout: seconds(1, 3600).default(60),
-    maxRequestsInflight: count(1, 1_000_000).default(400),
-    maxMutatingRequestsInflight: count(1, 1_000_000).default(200),
-    maxConnections: count(1, 1_000_000).default(500),
+      .default(D.maxHeaderBytes),
+    handshakeTimeout: seconds(1, 3600).default(D.handshakeTimeout),
+    headersTimeout: seconds(1, 3600).default(D.headersTimeout),
+    idleTimeout: seconds(1, 86_400).default(D.idleTimeout),
+    requestBodyTimeout: seconds(1, 3600).default(D.requestBodyTimeout),
+    maxRequestsInflight: count(1, 1_000_000).default(D.maxRequestsInflight),
+    maxMutatingRequestsInflight: count(1, 1_000_000).default(D.maxMutatingRequestsInflight),
+    maxConnections: count(1, 1_000_000).default(D.maxConnections),
     // Default: a share of maxConnections (serve-caps.ts).
     maxLongRunning: count(1, 1_000_000).optional(),
     maxLongRunningPerIdentity: count(1, 1_000_000).optional(),
@@ -42,13 +63,16 @@ export const serveSchema = z
     /** Plain-HTTP /healthz, /readyz and /metrics; `false` switches them off. */
     metrics: z
       .union([
-        z.strictObject({ host: listenHost.default('0.0.0.0'), port: listenPort.default(9090) }),
+        z.strictObject({
+          host: listenHost.default(D.metrics.host),
+          port: listenPort.default(D.metrics.port),
+        }),
         z.literal(false),
       ])
-      .default({ host: '0.0.0.0', port: 9090 }),
-    tlsReloadInterval: seconds(1, 3600).default(10),
-    shutdownGrace: seconds(0, 3600).default(10),
-    logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+      .default({ ...D.metrics }),
+    tlsReloadInterval: seconds(1, 3600).default(D.tlsReloadInterval),
+    shutdownGrace: seconds(0, 3600).default(D.shutdownGrace),
+    logLevel: z.enum(['debug', 'info', 'warn', 'error']).default(D.logLevel),
   })
   .superRefine(checkCaps)
   .refine(...notBoth('upstream', 'kubeconfig'))

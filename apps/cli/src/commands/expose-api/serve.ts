@@ -1,7 +1,14 @@
 // `kfx expose-api serve`: the HTTPS proxy that exposes the API server to out-of-cluster clients.
 // Its addresses are `ADDR:PORT` flags, read here into the library's `host`/`port` and `metrics`.
 import { isIP } from 'node:net';
-import { DEFAULT_ALLOWED_PREFIXES, serve, type ServeOptions } from '@kfx/kube-api-exposer';
+import {
+  capDefault,
+  DEFAULT_ALLOWED_PREFIXES,
+  serve,
+  SERVE_DEFAULTS as D,
+  type CapName,
+  type ServeOptions,
+} from '@kfx/kube-api-exposer';
 import { Command, Option } from 'commander';
 import { CliError } from '../../cli-exit.js';
 import { examples, verbAction, wholeNumber, type Verb } from './verb.js';
@@ -55,12 +62,20 @@ export const serveVerb: Verb = {
   },
 };
 
+/** `ADDR:PORT` of a listener's defaults. */
+const listenAddress = ({ host, port }: { host: string; port: number }) =>
+  `${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
+
+/** A cap's default, in the flags' words: `Default: 3/5 of --max-connections (300).` */
+const capHelp = (name: CapName) =>
+  `Default: ${capDefault(name, D.maxConnections, () => '--max-connections')}.`;
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description(
       'Run the HTTPS proxy that exposes the Kubernetes API to out-of-cluster clients, forwarding their own credentials only.',
     )
-    .option('--listen <addr:port>', 'Address and port of the HTTPS listener.', '0.0.0.0:8443')
+    .option('--listen <addr:port>', 'Address and port of the HTTPS listener.', listenAddress(D))
     .addOption(
       new Option(
         '--tls-cert <file>',
@@ -99,101 +114,101 @@ export function serveCommand(): Command {
       '--max-header-bytes <bytes>',
       'Largest request head accepted; larger gets 431.',
       wholeNumber,
-      32768,
+      D.maxHeaderBytes,
     )
     .option(
       '--handshake-timeout <seconds>',
       'Time for a client to complete its TLS handshake; slower is closed.',
       wholeNumber,
-      5,
+      D.handshakeTimeout,
     )
     .option(
       '--headers-timeout <seconds>',
       'Time for a request head to arrive; slower gets 408.',
       wholeNumber,
-      10,
+      D.headersTimeout,
     )
     .option(
       '--request-body-timeout <seconds>',
       'Time for a request body to arrive once its head has; slower gets 408 (responses, watches and upgrades are not limited by it).',
       wholeNumber,
-      60,
+      D.requestBodyTimeout,
     )
     .option(
       '--max-requests-inflight <n>',
       'Requests without a body that only read (GET, HEAD, OPTIONS) in flight at once; more get 429 with Retry-After. Watches count under --max-long-running instead.',
       wholeNumber,
-      400,
+      D.maxRequestsInflight,
     )
     .option(
       '--max-mutating-requests-inflight <n>',
       'Requests with a body or a method that changes something in flight at once; more get 429 with Retry-After.',
       wholeNumber,
-      200,
+      D.maxMutatingRequestsInflight,
     )
     .option(
       '--max-connections <n>',
       'Open client connections (watches and exec sessions included); more are closed as they arrive. Bounds the memory the proxy uses.',
       wholeNumber,
-      500,
+      D.maxConnections,
     )
     .option(
       '--max-connections-per-source <n>',
-      'Open connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/2 of --max-connections (250).',
+      `Open connections from one client address (an IPv6 /64); more are closed as they arrive. ${capHelp('maxConnectionsPerSource')}`,
       wholeNumber,
     )
     .option(
       '--max-unauthenticated-connections <n>',
-      'Connections on which the apiserver has not yet accepted a credential (TLS handshakes, heads still arriving, anonymous callers); a new one closes the oldest without a request in flight. Keeps the rest of --max-connections for authenticated clients. Default: 1/5 of --max-connections (100).',
+      `Connections on which the apiserver has not yet accepted a token (TLS handshakes, heads still arriving, anonymous callers, refused tokens); a new one closes the oldest without a request in flight. Keeps the rest of --max-connections for authenticated clients. ${capHelp('maxUnauthenticatedConnections')}`,
       wholeNumber,
     )
     .option(
       '--max-unauthenticated-connections-per-source <n>',
-      'Unauthenticated connections from one client address (an IPv6 /64); more are closed as they arrive. Default: 1/25 of --max-connections (20).',
+      `Unauthenticated connections from one client address (an IPv6 /64); more are closed as they arrive. ${capHelp('maxUnauthenticatedConnectionsPerSource')}`,
       wholeNumber,
     )
     .option(
       '--max-connections-per-identity <n>',
-      "Connections authenticated for one identity (a namespace's service accounts, a user, a token); more are closed after their first answer. Default: 1/5 of --max-connections (100).",
+      `Connections authenticated for one identity (a namespace's service accounts, a user, a token); more are closed after their first answer. ${capHelp('maxConnectionsPerIdentity')}`,
       wholeNumber,
     )
     .option(
       '--max-long-running <n>',
-      'Watches, followed logs and upgraded connections (exec, attach, port-forward) at once; more get 429 with Retry-After. Default: 3/5 of --max-connections (300).',
+      `Watches, followed logs and upgraded connections (exec, attach, port-forward) at once; more get 429 with Retry-After. ${capHelp('maxLongRunning')}`,
       wholeNumber,
     )
     .option(
       '--max-long-running-per-identity <n>',
-      "Long-running requests of one identity (a namespace's service accounts, a user, a token) at once; more get 429 with Retry-After. Default: 1/10 of --max-connections (50).",
+      `Long-running requests of one identity (a namespace's service accounts, a user, a token) at once; more get 429 with Retry-After. ${capHelp('maxLongRunningPerIdentity')}`,
       wholeNumber,
     )
     .option(
       '--idle-timeout <seconds>',
       'A request, watch or upgraded connection that moves no byte for this long is closed.',
       wholeNumber,
-      600,
+      D.idleTimeout,
     )
     .option(
       '--metrics-listen <addr:port>',
       'Plain-HTTP /healthz, /readyz and /metrics; "none" switches it off.',
-      '0.0.0.0:9090',
+      listenAddress(D.metrics),
     )
     .option(
       '--tls-reload-interval <seconds>',
       'How often the certificate, key and upstream CA files are re-read (changes are also noticed as they happen).',
       wholeNumber,
-      10,
+      D.tlsReloadInterval,
     )
     .option(
       '--shutdown-grace <seconds>',
       'On SIGTERM, time given to requests in flight; watches and upgrades are closed at once.',
       wholeNumber,
-      10,
+      D.shutdownGrace,
     )
     .addOption(
       new Option('--log-level <level>', 'Log level of the JSON logs (access lines are info).')
         .choices(['debug', 'info', 'warn', 'error'])
-        .default('info'),
+        .default(D.logLevel),
     )
     .addHelpText(
       'after',
