@@ -67,7 +67,13 @@ export async function runController(
   });
   // What the chart installs beside the controller: the admission policy that enforces Pod
   // Security baseline in sidecar-mode namespaces (a file that tests its absence deletes it).
-  if (enabled.some((r) => (r.requires ?? []).length > 0)) await installBaselinePolicy(client);
+  // With a client of its own: the controller's counts only the controller's requests.
+  if (enabled.some((r) => (r.requires ?? []).length > 0)) {
+    const installer = testClient(env);
+    await installBaselinePolicy(installer).finally(() => {
+      installer.close();
+    });
+  }
   const controller = createProfileController({
     client,
     logger: options.logger,
