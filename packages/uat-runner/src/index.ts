@@ -1,11 +1,12 @@
 // The public API of @kfx/uat-runner: `runUat` with its options, result and events, the clean-up
 // of dead runs, the runner's RBAC, and the parsers behind `kfx uat run`'s inputs (env file, Job
-// manifest, command line, durations, run ids), with the errors they throw. Building the Job,
-// judging a run's state and deadlines, and reading JUnit stay internal.
+// manifest, command line, durations, run ids, the git source), with the errors they throw.
+// Building the Job, judging a run's state and deadlines, and reading JUnit stay internal.
 export { splitCommand } from './command-line.js';
 export { parseDuration } from './duration.js';
 export { EnvFileError, parseEnvFile } from './env-file.js';
 export { readEnvFolder } from './env-folder.js';
+export { checkGitSource, type GitInput } from './git-source.js';
 export type { Reporter, RunEvent, StepName, StepStatus } from './events.js';
 export { readJobManifest } from './job-spec.js';
 export type { IstioSidecarMode } from './kubeflow-pod.js';

@@ -47,6 +47,7 @@ export function runAnnotations(expires: string | undefined): {
 export const jobName = (runId: string): string => `kfx-uat-${runId}`;
 export const envSecretName = (runId: string): string => `kfx-uat-${runId}-env`;
 export const filesSecretName = (runId: string): string => `kfx-uat-${runId}-files`;
+export const gitSecretName = (runId: string): string => `kfx-uat-${runId}-git`;
 
 const RUN_ID = /^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$/;
 

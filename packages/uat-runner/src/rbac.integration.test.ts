@@ -543,6 +543,24 @@ describe('the RBAC `kfx uat rbac --profile` prints', () => {
       await gone(resources.namespaces, PROFILE);
     }
   });
+
+  it("hands the git URL's credentials over in a Secret of the run, with no new right", async () => {
+    await gone(resources.profiles, PROFILE);
+    await suiteLog(PROFILE, ['from a private repository']);
+    const result = await runUat({
+      client: bot,
+      profile: PROFILE,
+      image: 'registry.corp/uats:1',
+      controllerWaitMs: 1000,
+      git: { url: 'https://ci-bot:kfx-token-0c4d@git.corp/uats.git', ref: 'v1' },
+      logger: quiet,
+    });
+    expect(result.reason).toBe('the suite passed');
+    expect(result.steps.find((s) => s.step === 'files')?.status).toBe('done');
+    expect(result.cleanup.leftovers).toEqual([]);
+    expect(result.cleanup.deleted).toContain(`Secret uat-least/kfx-uat-${result.runId}-git`);
+    await gone(resources.namespaces, PROFILE);
+  });
 });
 
 describe('the RBAC `kfx uat rbac -n` prints', () => {

@@ -1,5 +1,6 @@
 // Everything a run creates before the suite runs, in order: the Profile (or an existing
-// namespace), the namespace and service account, the env Secret and the Job; then the suite.
+// namespace), the namespace and service account, the env Secret, the Secret of the suite's files
+// or of the git URL's credentials, and the Job; then the suite.
 // Input is checked first (`checkInput`), so that bad input creates nothing; what dead runs left
 // in the same place is removed before anything new is made.
 import type { V1Secret } from '@kubernetes/client-node';
@@ -12,6 +13,7 @@ import { ISTIO_SIDECAR_MODES } from './kubeflow-pod.js';
 import {
   envSecretName,
   filesSecretName,
+  gitSecretName,
   isDnsLabel,
   isRunId,
   runAnnotations,
@@ -20,6 +22,7 @@ import {
 import { prepareNamespace } from './namespace.js';
 import { UatInputError } from './outcome.js';
 import { formatBytes, packFolder, type PackedFolder } from './pack-folder.js';
+import { checkGitSource, type GitCredentials } from './git-source.js';
 import { checkExistingProfile, ensureProfile, type Profile } from './profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
@@ -32,12 +35,15 @@ export interface RunContext extends SuiteState {
   built?: BuiltJob;
   /** The local folder of `localDir`, packed. */
   packed?: PackedFolder | undefined;
+  /** The credentials taken out of `git.url`, for their Secret. */
+  gitCredentials?: GitCredentials | undefined;
   profile?: { name: string; created: boolean };
 }
 
 export interface CheckedInput {
   built: BuiltJob;
   packed?: PackedFolder | undefined;
+  gitCredentials?: GitCredentials | undefined;
 }
 
 export function checkInput(
@@ -67,7 +73,7 @@ export function checkInput(
   if (!isDnsLabel(kubeflowNamespace)) {
     throw new UatInputError(`--kubeflow-namespace: "${kubeflowNamespace}" is not a valid name`);
   }
-  const { files, packed } = suiteFiles(options, runId);
+  const { files, packed, gitCredentials } = suiteFiles(options, runId);
   const built = buildJob({
     runId,
     namespace,
@@ -97,13 +103,13 @@ export function checkInput(
       workdir: options.workdir ?? RUN_DEFAULTS.workdir,
     },
   });
-  return { built, packed };
+  return { built, packed, gitCredentials };
 }
 
 function suiteFiles(
   options: UatRunOptions,
   runId: string,
-): { files?: SuiteFiles; packed?: PackedFolder } {
+): { files?: SuiteFiles; packed?: PackedFolder; gitCredentials?: GitCredentials } {
   const workdir = options.workdir ?? RUN_DEFAULTS.workdir;
   if (!workdir.startsWith('/') || workdir === '/') {
     throw new UatInputError(`--workdir: "${workdir}" must be an absolute path below /`);
@@ -112,9 +118,12 @@ function suiteFiles(
     throw new UatInputError('--git and --suite-dir exclude each other: the suite has one source');
   }
   if (options.git) {
-    if (options.git.url.trim() === '') throw new UatInputError('--git: the URL is empty');
-    if (options.git.ref?.trim() === '') throw new UatInputError('--git-ref: the ref is empty');
-    return { files: { kind: 'git', url: options.git.url, ref: options.git.ref } };
+    const { url, ref, credentials } = checkGitSource(options.git);
+    const secret = credentials && { secret: gitSecretName(runId), origin: credentials.origin };
+    return {
+      files: { kind: 'git', url, ref, credentials: secret },
+      ...(credentials ? { gitCredentials: credentials } : {}),
+    };
   }
   if (options.localDir === undefined) return {};
   const packed = packFolder(options.localDir);
@@ -222,6 +231,7 @@ export async function setUpAndRun(state: RunContext, built: BuiltJob): Promise<F
     );
   }
   if (state.packed) await createFilesSecret(state, state.packed);
+  if (state.gitCredentials) await createGitSecret(state, state.gitCredentials);
   signal?.throwIfAborted();
   await steps.run(
     'job',
@@ -271,6 +281,23 @@ async function createFilesSecret(state: RunContext, packed: PackedFolder): Promi
       }),
     () =>
       `Secret ${name} created (${packed.files} files from ${options.localDir ?? ''}, ${formatBytes(packed.archive.length)} packed)`,
+  );
+}
+
+/**
+ * The Secret with the git URL's credentials, which only the init container that fetches the
+ * suite mounts: out of the pod spec, and out of the suite's own containers.
+ */
+async function createGitSecret(state: RunContext, credentials: GitCredentials): Promise<void> {
+  const name = gitSecretName(state.runId);
+  await state.steps.run(
+    'files',
+    `Secret ${name} (the credentials of --git's URL)`,
+    () =>
+      createRunSecret(state, name, {
+        stringData: { [SUITE_FILES.gitKey]: credentials.helperAnswer },
+      }),
+    () => `Secret ${name} created (the credentials of --git's URL, for ${credentials.origin})`,
   );
 }
 

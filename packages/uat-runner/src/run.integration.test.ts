@@ -433,6 +433,38 @@ spec:
     expect(job.spec?.ttlSecondsAfterFinished).toBeUndefined();
   });
 
+  it('hands git credentials over in a Secret of the run: none in the Job or its Pod', async () => {
+    const token = 'kfx-token-5b1e77';
+    await suiteFiles('uat-git', ['from git']);
+    const seen: Promise<string[]>[] = [];
+    const result = await runUat(
+      options('uat-git', {
+        git: { url: `https://ci-bot:${token}@git.corp/uats.git`, ref: 'v1' },
+        env: { HTTPS_PROXY: 'http://proxy:3128' },
+        reporter: (event) => {
+          // While the suite runs: the Job and its Pod as the cluster stores them.
+          if (event.type === 'step' && event.step === 'suite' && event.status === 'start') {
+            seen.push(
+              Promise.all([
+                client.list(resources.jobs, { namespace: 'uat-git' }),
+                client.list(resources.pods, { namespace: 'uat-git' }),
+              ]).then((lists) => lists.map((list) => JSON.stringify(list.items))),
+            );
+          }
+        },
+      }),
+    );
+    expect(result.reason).toBe('the suite passed');
+    const [jobs = '', pods = ''] = (await seen[0]) ?? [];
+    expect(jobs).toContain('KFX_GIT_URL');
+    expect(pods).toContain('KFX_GIT_URL');
+    expect(jobs).not.toContain(token);
+    expect(pods).not.toContain(token);
+    expect(JSON.stringify(result)).not.toContain(token);
+    expect(result.cleanup.deleted).toContain(`Secret uat-git/kfx-uat-${result.runId}-git`);
+    expect(result.cleanup.leftovers).toEqual([]);
+  });
+
   it('waits for a profile controller, and says what it last saw when none comes', async () => {
     const result = await runUat(
       options('uat-nocontroller', { createNamespace: 'never', profileTimeoutMs: 3000 }),

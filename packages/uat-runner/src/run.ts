@@ -59,9 +59,10 @@ export async function runUat(options: UatRunOptions): Promise<UatResult> {
   let artifacts = new Artifacts(undefined);
   let upload: ArtifactUpload | undefined;
   try {
-    const { built, packed } = checkInput(options, runId, namespace, expires);
+    const { built, packed, gitCredentials } = checkInput(options, runId, namespace, expires);
     state.built = built;
     state.packed = packed;
+    state.gitCredentials = gitCredentials;
     upload = prepareUpload(options);
     artifacts = new Artifacts(options.artifactsDir, { keepLog: upload !== undefined });
     state.artifacts = artifacts;

@@ -17,7 +17,6 @@ describe("the suite's files from git", () => {
 
   it('clones the ref in an init container, through the run’s proxy settings', () => {
     expect(init?.image).toBe('alpine/git:2.45.2');
-    expect(init?.command?.[2]).toContain('git fetch -q --depth 1 origin "$KFX_GIT_REF"');
     expect(init?.env).toEqual(
       expect.arrayContaining([
         { name: 'KFX_GIT_URL', value: 'https://git.corp/uats.git' },
@@ -33,6 +32,22 @@ describe("the suite's files from git", () => {
     expect(init?.envFrom).toEqual([{ secretRef: { name: 'kfx-uat-abcde-env', optional: true } }]);
     // git's own message becomes the pod's status, and so the run's reason.
     expect(init?.terminationMessagePolicy).toBe('FallbackToLogsOnError');
+  });
+
+  it('ends git’s options before every value it passes on, and refuses option-like ones', () => {
+    const script = init?.command?.[2] ?? '';
+    const gitLines = script.split('\n').filter((line) => line.startsWith('git '));
+    expect(gitLines).toEqual([
+      'git -c init.defaultBranch=kfx init -q',
+      'git remote add -- origin "$KFX_GIT_URL"',
+      'git "$@" fetch -q --depth 1 -- origin "$KFX_GIT_REF"',
+      'git checkout -q --detach FETCH_HEAD',
+    ]);
+    // Before any git command: a value kfx did not check (a Job template filled in later).
+    const guards = script.slice(0, script.indexOf('\ngit '));
+    expect(guards).toContain('case "$KFX_GIT_URL" in -*)');
+    expect(guards).toContain('case "$KFX_GIT_REF" in -*)');
+    expect(init?.env).toContainEqual({ name: 'GIT_TERMINAL_PROMPT', value: '0' });
   });
 
   it('runs it as the restricted Pod Security level demands', () => {
@@ -65,6 +80,48 @@ describe("the suite's files from git", () => {
       name: 'KFX_GIT_REF',
       value: 'HEAD',
     });
+  });
+});
+
+describe("the git URL's credentials", () => {
+  const { job } = buildJob({
+    ...base,
+    files: {
+      files: {
+        ...git,
+        credentials: { secret: 'kfx-uat-abcde-git', origin: 'https://git.corp' },
+      },
+      image: 'g',
+      workdir: '/uat',
+    },
+  });
+  const init = spec(job)?.initContainers?.[0];
+
+  it('come from the Secret, mounted into the init container alone', () => {
+    expect(spec(job)?.volumes).toContainEqual({
+      name: 'kfx-suite-git',
+      secret: { secretName: 'kfx-uat-abcde-git' },
+    });
+    expect(init?.volumeMounts).toContainEqual({
+      name: 'kfx-suite-git',
+      mountPath: '/kfx-suite-git',
+      readOnly: true,
+    });
+    expect(spec(job)?.containers[0]?.volumeMounts?.map((m) => m.name)).not.toContain(
+      'kfx-suite-git',
+    );
+    expect(init?.env).toEqual(
+      expect.arrayContaining([
+        { name: 'KFX_GIT_CREDENTIALS', value: '/kfx-suite-git/credentials' },
+        { name: 'KFX_GIT_CREDENTIALS_FOR', value: 'https://git.corp' },
+      ]),
+    );
+  });
+
+  it('reach git through a credential helper for their origin only', () => {
+    expect(init?.command?.[2]).toContain(
+      `set -- -c credential.helper= -c "credential.$KFX_GIT_CREDENTIALS_FOR.helper="'!f() { if [ "$1" = get ]; then cat "$KFX_GIT_CREDENTIALS"; fi; }; f'`,
+    );
   });
 });
 

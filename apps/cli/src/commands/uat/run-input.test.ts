@@ -201,4 +201,18 @@ describe('runInputFrom', () => {
       '--git-ref needs --git',
     );
   });
+
+  it('refuses a git ref that git would read as an option, before any kubeconfig is read', () => {
+    const git = { ...flags, git: 'https://git.corp/uats.git' };
+    expect(() =>
+      runInputFrom({ ...git, gitRef: '--upload-pack=touch /tmp/x' }, {}, {}, readFile),
+    ).toThrow(/^--git-ref: "--upload-pack=touch \/tmp\/x" starts with "-", which git would read/);
+    expect(() => runInputFrom({ ...git, git: '--upload-pack=x' }, {}, {}, readFile)).toThrow(
+      /^--git: the URL starts with "-"/,
+    );
+    // Credentials stay in the URL here: the run takes them out into a Secret.
+    expect(
+      runInputFrom({ ...git, git: 'https://bot:t0ken@git.corp/uats.git' }, {}, {}, readFile).git,
+    ).toEqual({ url: 'https://bot:t0ken@git.corp/uats.git', ref: undefined });
+  });
 });

@@ -3,6 +3,7 @@
 // the env file, a Job manifest that is not a Job, a duration that is not one.
 import { readFileSync, statSync } from 'node:fs';
 import {
+  checkGitSource,
   isRunId,
   isS3Url,
   newRunId,
@@ -85,6 +86,9 @@ export function runInputFrom(
   if (flags.gitRef !== undefined && flags.git === undefined) {
     throw new CliError('--git-ref needs --git: the repository to take it from');
   }
+  const git = flags.git === undefined ? undefined : { url: flags.git, ref: flags.gitRef };
+  // A ref or URL that git would read as an option, or credentials that cannot go in a Secret.
+  if (git) checkGitSource(git);
   const artifacts = artifactTargets(flags);
   const env = {
     ...(flags.proxyFromEnv ? proxyEnvFrom(environment) : {}),
@@ -114,7 +118,7 @@ export function runInputFrom(
     filter: nonEmpty(flags.filter) ? flags.filter : undefined,
     podAnnotations: annotations(flags.podAnnotation ?? []),
     junitFile: flags.junitFile,
-    git: flags.git === undefined ? undefined : { url: flags.git, ref: flags.gitRef },
+    git,
     localDir: flags.suiteDir,
     workdir: flags.workdir,
     sourceImage: flags.sourceImage,
