@@ -84,8 +84,14 @@ export function uatRunCommand(): Command {
     )
     .option('--proxy-from-env', "add this machine's HTTP(S)_PROXY and NO_PROXY (both cases) to it")
     .optionsGroup("The suite's files (default: in its image):")
-    .option('--git <url>', 'clone them from this git repository (shallow) into --workdir')
-    .option('--git-ref <ref>', "branch, tag or commit of --git (default: the remote's HEAD)")
+    .option(
+      '--git <url>',
+      'clone them from this git repository (shallow) into --workdir; https://user:token@… credentials go into a Secret, not the pod spec',
+    )
+    .option(
+      '--git-ref <ref>',
+      "branch, tag or commit of --git, not starting with - (default: the remote's HEAD)",
+    )
     .option(
       '--suite-dir <folder>',
       'take them from this local folder (packed into a Secret: at most 1 MiB as tar.gz)',
