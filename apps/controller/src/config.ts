@@ -22,6 +22,8 @@ const appSchema = z.strictObject({
   reconcilers: z.unknown().optional(),
   /** The Profiles this controller reconciles (validated by @kfx/profile-reconcilers). */
   profileSelector: z.unknown().optional(),
+  /** What a Profile may raise: Pod Security levels, quotas, network policies, cloud identities. */
+  ceilings: z.unknown().optional(),
   workers: z.number().int().min(1).max(64).default(8),
   /** Profiles reconciled at most (the newest wait); default what the heap holds. */
   maxProfiles: z.number().int().positive().optional(),
@@ -62,7 +64,7 @@ const appSchema = z.strictObject({
     .prefault({}),
 });
 
-type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers' | 'profileSelector'>;
+type AppSettings = Omit<z.infer<typeof appSchema>, 'reconcilers' | 'profileSelector' | 'ceilings'>;
 
 export interface ControllerConfig extends AppSettings {
   reconcilers: EnabledReconciler[];
@@ -84,9 +86,15 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
   }
   let reconcilers: EnabledReconciler[] = [];
   let profileSelector: ProfileSelector | undefined;
-  const raw = document as { reconcilers?: unknown; profileSelector?: unknown } | null | undefined;
+  const raw = document as
+    { reconcilers?: unknown; profileSelector?: unknown; ceilings?: unknown } | null | undefined;
   try {
-    reconcilers = enableBuiltInReconcilers(raw?.reconcilers ?? DEFAULT_RECONCILERS, { baseDir });
+    // The ceilings are checked here too (errors name `ceilings.<key>`), and given to every
+    // reconciler.
+    reconcilers = enableBuiltInReconcilers(raw?.reconcilers ?? DEFAULT_RECONCILERS, {
+      baseDir,
+      ceilings: raw?.ceilings,
+    });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
@@ -99,7 +107,9 @@ export function configFrom(document: unknown, baseDir: string, source: string): 
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   // The validated sections replace the raw ones.
-  return { ...parsed.data, reconcilers, profileSelector, source };
+  const settings: Partial<typeof parsed.data> = { ...parsed.data };
+  delete settings.ceilings;
+  return { ...(settings as AppSettings), reconcilers, profileSelector, source };
 }
 
 /** Reads a YAML config file; without a file, the documented defaults. */

@@ -3,7 +3,7 @@
 // (@kfx/testenv's chart-schema does the generic part, for both charts), so that `helm lint` and
 // `helm install` refuse what the controller would refuse at start. `pnpm run values-schema`
 // rewrites the generated parts, and values-schema.test.ts fails while the checked-in file differs.
-import { BUILT_IN_CONFIG_SCHEMAS } from '@kfx/profile-reconcilers';
+import { BUILT_IN_CONFIG_SCHEMAS, ceilingsSchema } from '@kfx/profile-reconcilers';
 import { helmSchemaOf, withGeneratedParts, type JsonSchema } from '@kfx/testenv';
 import type { z } from 'zod';
 
@@ -25,13 +25,23 @@ function reconcilerSchema(name: string, schema: z.ZodType): JsonSchema {
   };
 }
 
-/** `values` with `config.reconcilers.<name>` of each built-in reconciler generated from zod. */
+/**
+ * `values` with `config.reconcilers.<name>` of each built-in reconciler, and `config.ceilings`,
+ * generated from zod.
+ */
 export function valuesSchema(values: JsonSchema): JsonSchema {
-  return withGeneratedParts(
-    values,
-    [...BUILT_IN_CONFIG_SCHEMAS].map(([name, schema]) => ({
+  return withGeneratedParts(values, [
+    ...[...BUILT_IN_CONFIG_SCHEMAS].map(([name, schema]) => ({
       path: ['config', 'reconcilers', name],
       schema: reconcilerSchema(name, schema),
     })),
-  );
+    {
+      path: ['config', 'ceilings'],
+      schema: {
+        description:
+          'What a Profile may raise beyond the configured values: Pod Security levels, quotas, tenant-switchable network policies, cloud identities (generated from its zod schema).',
+        ...helmSchemaOf(ceilingsSchema),
+      },
+    },
+  ]);
 }
