@@ -120,4 +120,16 @@ describe('kfx', () => {
       stderr: `kfx: ${envFile}:3: expected KEY=VALUE, found "HTTP_PROXY http://proxy:3128"\n`,
     });
   });
+
+  it('refuses a git ref that git would read as an option, exit 2, before reading any kubeconfig', async () => {
+    const args = ['uat', 'run', '--image', 'x', '--git', 'https://git.corp/uats.git'];
+    const failure = run(process.execPath, [main, ...args, '--git-ref', '--upload-pack=touch x'], {
+      env: { ...process.env, KUBECONFIG: '/nonexistent/kfx-kubeconfig' },
+    });
+    await expect(failure).rejects.toMatchObject({
+      code: 2,
+      stderr:
+        'kfx: --git-ref: "--upload-pack=touch x" starts with "-", which git would read as an option (--upload-pack=… runs a command); give a branch, tag or commit\n',
+    });
+  });
 });
