@@ -65,7 +65,7 @@ export function createAdmissionMetrics(
     }),
     tlsReloads: new Counter({
       name: METRIC_NAMES.tlsReloads,
-      help: 'Serving certificate reloads from disk, by result (success, error: the old one stays).',
+      help: 'Serving certificate reloads (from disk, or given at run time with setTls), by result (success, error: the old one stays).',
       labelNames: ['result'],
       registers,
     }),

@@ -102,12 +102,18 @@ export interface AdmissionServerOptions {
    * handler or chasing a bug. `reviewAdmission()` checks by default.
    */
   checkPatches?: boolean;
+  /**
+   * More for `GET /readyz` to wait on, beside the server's state and the webhooks' own checks:
+   * e.g. that the certificate served is one the webhook configuration trusts. Asked on every
+   * probe; a throw counts as not ready.
+   */
+  ready?: () => { ok: boolean; reasons: string[] };
 }
 
 export type ResolvedOptions = Required<
-  Omit<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry'>
+  Omit<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry' | 'ready'>
 > &
-  Pick<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry'>;
+  Pick<AdmissionServerOptions, 'host' | 'metricsHost' | 'logger' | 'registry' | 'ready'>;
 
 const RESERVED = new Set(['/healthz', '/readyz']);
 
@@ -227,6 +233,9 @@ export function resolveOptions(options: AdmissionServerOptions): ResolvedOptions
   checkBound('answerTimeoutMs', resolved.answerTimeoutMs, 1);
   checkNumber('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkNumber('tlsPollIntervalMs', resolved.tlsPollIntervalMs, 1);
+  if (resolved.ready !== undefined && typeof resolved.ready !== 'function') {
+    throw new TypeError('createAdmissionServer: ready must be a function');
+  }
   if (typeof resolved.checkPatches !== 'boolean') {
     throw new TypeError(
       `createAdmissionServer: checkPatches must be true or false, got ${String(resolved.checkPatches)}`,

@@ -2,7 +2,7 @@
 // reload from disk, a separate metrics port, readiness, and a graceful close that lets every
 // admission in flight finish.
 import type { Http2SecureServer } from 'node:http2';
-import { startOpsServer, type OpsServer } from '@kfx/kube-runtime/serving';
+import { messageOf, startOpsServer, type OpsServer } from '@kfx/kube-runtime/serving';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { answerDeadlines } from './answer-deadline.js';
@@ -12,7 +12,12 @@ import { createHttpsServer, listenError, listenOn } from './https-server.js';
 import { createInFlight } from './in-flight.js';
 import { createAdmissionMetrics, type AdmissionMetrics } from './metrics.js';
 import { resolveOptions, type AdmissionServerOptions } from './server-options.js';
-import { loadServingTls, type TlsWatcher } from './serving-tls.js';
+import {
+  loadServingTls,
+  replacedServingTls,
+  type TlsPair,
+  type TlsWatcher,
+} from './serving-tls.js';
 import { webhookLifecycle, type Readiness } from './webhook-lifecycle.js';
 
 export interface AdmissionServer {
@@ -29,6 +34,13 @@ export interface AdmissionServer {
   close(): Promise<void>;
   /** Re-reads the TLS files now (they are watched anyway). No-op with PEM strings. */
   reloadTls(): Promise<void>;
+  /**
+   * Serves this certificate and key (PEM) from now on, for a server created with PEM strings
+   * whose owner obtains new ones itself (e.g. from the API): new handshakes get them, open
+   * connections keep theirs. Throws, keeping the current pair, when the key does not fit the
+   * certificate, or when the server reads its certificate from files (those are watched).
+   */
+  setTls(pair: { cert: string; key: string }): void;
   /** What GET /readyz answers: not while starting or shutting down, or while a webhook is not. */
   readiness(): Readiness;
   readonly registry: Registry;
@@ -59,6 +71,8 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
   let drain: ConnectionDrain | undefined;
   let watcher: TlsWatcher | undefined;
   let metricsServer: OpsServer | undefined;
+  /** With PEM strings: the pair to serve, replaced by setTls(). */
+  let pems: TlsPair | undefined = 'cert' in config.tls ? (config.tls as TlsPair) : undefined;
 
   const handler = createRequestHandler({
     webhooks: config.webhooks,
@@ -79,7 +93,15 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
 
   function readiness(): Readiness {
     if (state !== 'ready') return { ok: false, reasons: [state === 'new' ? 'starting' : state] };
-    return lifecycle.readiness();
+    const webhooks = lifecycle.readiness();
+    if (!config.ready) return webhooks;
+    let own: Readiness;
+    try {
+      own = config.ready();
+    } catch (error) {
+      own = { ok: false, reasons: [`readiness check failed: ${messageOf(error)}`] };
+    }
+    return { ok: webhooks.ok && own.ok, reasons: [...webhooks.reasons, ...own.reasons] };
   }
 
   async function start(ops?: { metricsPort?: number | undefined }) {
@@ -99,7 +121,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
 
   async function listen(servedElsewhere: number | undefined) {
     const tlsOptions = { metrics, log, pollIntervalMs: config.tlsPollIntervalMs };
-    const tls = await loadServingTls(config.tls, tlsOptions);
+    const tls = await loadServingTls(pems ?? config.tls, tlsOptions);
     await lifecycle.start();
     const secure = createHttpsServer(tls.context, handler, {
       bodyTimeoutMs: config.bodyTimeoutMs,
@@ -156,6 +178,21 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
     close,
     reloadTls: async () => {
       await watcher?.check();
+    },
+    setTls(pair) {
+      if (pems === undefined) {
+        throw new TypeError(
+          'AdmissionServer.setTls: this server reads its certificate from files (tls.certFile), which it watches; create it with { cert, key } to give it new ones',
+        );
+      }
+      const context = replacedServingTls(pair, pems.clientCa, {
+        metrics,
+        log,
+        pollIntervalMs: config.tlsPollIntervalMs,
+        source: 'AdmissionServer.setTls',
+      });
+      pems = { ...pems, cert: pair.cert, key: pair.key };
+      server?.setSecureContext(context);
     },
     readiness,
     registry,

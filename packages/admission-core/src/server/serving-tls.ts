@@ -77,6 +77,28 @@ export interface ServingTls {
   watch(install: (context: SecureContextOptions) => void): TlsWatcher | undefined;
 }
 
+/**
+ * What a server created with PEM strings installs when it is given a new pair at run time
+ * (`AdmissionServer.setTls`): the pair checked (an error names `source`), reported in the log
+ * and the metrics as a reload, with the client CA it was created with.
+ */
+export function replacedServingTls(
+  pair: { cert: string; key: string },
+  clientCa: string | undefined,
+  options: ServingTlsOptions & { source: string },
+): SecureContextOptions {
+  let certificate: X509Certificate;
+  try {
+    certificate = checkTlsPair(pair, options.source);
+  } catch (error) {
+    options.metrics.tlsReloads.inc({ result: 'error' });
+    throw error;
+  }
+  options.metrics.tlsReloads.inc({ result: 'success' });
+  report(certificate, options, 'serving certificate replaced');
+  return { ...TLS_SETTINGS, ...context(pair.cert, pair.key, clientCa) };
+}
+
 /** Reads (files) or takes (PEM strings) the pair and checks that the key fits the certificate. */
 export async function loadServingTls(
   tls: TlsFiles | TlsPair,
