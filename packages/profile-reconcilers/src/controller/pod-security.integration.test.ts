@@ -150,6 +150,8 @@ describe('a profile namespace with the default configuration (sidecars, no Istio
     expect(await tryCreate(alice, pod(hostRoot))).toMatch(
       /refused: .*hostPath volumes are not allowed: root/,
     );
+    // Taking over the namespace raised its level, and the Profile's Events say so.
+    await eventMessages(client, team, 'PodSecurityChanged', /\(was enforce none, audit none/);
     // PSA still warns and audits at baseline; the namespace is labelled for the policy.
     const namespace = await eventually(client, 'namespaces', team, undefined, () => true, 'ns');
     expect(namespace?.metadata?.labels).toMatchObject({

@@ -21,7 +21,7 @@ interface Watched {
   informer: Informer<KubeObject>;
 }
 
-export const requiredKey = (required: Pick<RequiredObject, 'ref' | 'name'>): string =>
+const requiredKey = (required: Pick<RequiredObject, 'ref' | 'name'>): string =>
   `${required.ref.kind}/${required.name}`;
 
 export class RequiredObjects {

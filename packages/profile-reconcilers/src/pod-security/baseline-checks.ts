@@ -26,7 +26,7 @@ export const BASELINE_CAPABILITIES = [
 ] as const;
 
 /** Namespaced sysctls the kubelet isolates per Pod. */
-export const SAFE_SYSCTLS = [
+const SAFE_SYSCTLS = [
   'kernel.shm_rmid_forced',
   'net.ipv4.ip_local_port_range',
   'net.ipv4.ip_unprivileged_port_start',

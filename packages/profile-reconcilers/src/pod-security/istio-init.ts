@@ -9,7 +9,7 @@
 /** The namespace annotation listing the Istio proxy images istio-init may run (comma-separated). */
 export const ISTIO_PROXY_IMAGES_ANNOTATION = 'kfx.dev/istio-proxy-images';
 
-export const ISTIO_INIT_CAPABILITIES = ['NET_ADMIN', 'NET_RAW'] as const;
+const ISTIO_INIT_CAPABILITIES = ['NET_ADMIN', 'NET_RAW'] as const;
 
 /**
  * An image pattern: a full reference, or a repository with `:*` (any tag) or `@*` (any digest).

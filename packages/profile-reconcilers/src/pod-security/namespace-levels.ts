@@ -21,11 +21,11 @@ import {
 import { ISTIO_PROXY_IMAGES_ANNOTATION } from './istio-init.js';
 
 export const LEVELS = ['privileged', 'baseline', 'restricted'] as const;
-export const MODES = ['enforce', 'audit', 'warn'] as const;
-export type Mode = (typeof MODES)[number];
+const MODES = ['enforce', 'audit', 'warn'] as const;
+type Mode = (typeof MODES)[number];
 export type PodSecurity = Partial<Record<Mode, PodSecurityLevel | undefined>>;
 
-export const PSA_LABEL_PREFIX = 'pod-security.kubernetes.io';
+const PSA_LABEL_PREFIX = 'pod-security.kubernetes.io';
 
 export interface PodSecuritySettings {
   istioInjection: boolean;
