@@ -1,7 +1,8 @@
 // Where the control-plane binaries come from: KUBEBUILDER_ASSETS when it holds them, otherwise a
 // cache folder keyed by the hash of the wrapper Go module that pins them (go.mod + go.sum), built
 // on first need. Most come from one module (`go/`, the Kubernetes one); a binary whose
-// dependencies would move the versions of that module's (CoreDNS, versitygw, Argo Workflows) has
+// dependencies would move the versions of that module's (CoreDNS, versitygw, promtool, Argo
+// Workflows) has
 // a wrapper module of its own and a cache folder of its own, and so does the oldest Kubernetes
 // minor (minors.ts).
 import { createHash } from 'node:crypto';
@@ -27,6 +28,8 @@ export const BINARY_NAMES = [
   'coredns',
   // Not part of a cluster: an S3 server on a folder, for tests that upload artifacts (s3.ts).
   'versitygw',
+  // Not part of a cluster: Prometheus' rule checker, for the unit tests of the charts' alerts.
+  'promtool',
 ] as const;
 /**
  * Argo Workflows' controller and executor, for the end-to-end test of kfx's Argo step only: not
@@ -69,6 +72,13 @@ const VERSITYGW: WrapperModule = {
   sources: ['go.mod', 'go.sum', 'tools.go'],
 };
 
+/** Prometheus brings cloud service-discovery SDKs and its own client-go. */
+const PROMTOOL: WrapperModule = {
+  name: 'promtool',
+  dir: fileURLToPath(new URL('../promtool/', import.meta.url)),
+  sources: ['go.mod', 'go.sum', 'tools.go'],
+};
+
 /** Argo Workflows pins its own Kubernetes client and cloud SDK versions. */
 export const ARGO_MODULE: WrapperModule = {
   name: 'argo',
@@ -76,15 +86,19 @@ export const ARGO_MODULE: WrapperModule = {
   sources: ['go.mod', 'go.sum', 'tools.go'],
 };
 
-/** The binaries a cluster needs; the rest (versitygw, Argo) only serve some tests (`--all`). */
+/**
+ * The binaries a cluster needs; the rest (versitygw, promtool, Argo) only serve some tests
+ * (`--all`).
+ */
 export const CLUSTER_BINARY_NAMES: readonly BinaryName[] = BINARY_NAMES.filter(
-  (name) => name !== 'versitygw',
+  (name) => name !== 'versitygw' && name !== 'promtool',
 );
 
 /** The wrapper module each binary is built from. */
 export function moduleOf(name: BinaryName): WrapperModule {
   if (name === 'coredns') return COREDNS;
   if (name === 'versitygw') return VERSITYGW;
+  if (name === 'promtool') return PROMTOOL;
   if ((ARGO_BINARY_NAMES as readonly string[]).includes(name)) return ARGO_MODULE;
   return CONTROL_PLANE;
 }

@@ -102,6 +102,16 @@ const TARGETS: Record<BinaryName, Target> = {
     module: 'github.com/versity/versitygw',
     ldflags: (v) => [`-X main.Version=${v}`],
   },
+  // Prometheus' rule checker (promtool/tools.go), for `promtool test rules` on the charts'
+  // alerts; the version variables are the ones Prometheus' own build sets.
+  promtool: {
+    importPath: 'github.com/prometheus/prometheus/cmd/promtool',
+    module: 'github.com/prometheus/prometheus',
+    ldflags: (v) => [
+      `-X github.com/prometheus/common/version.Version=${v.replace(/^v0\.(\d)(\d\d)\./, '$1.$2.')}`,
+      '-X github.com/prometheus/common/version.Branch=HEAD',
+    ],
+  },
   // Argo Workflows, for the Argo step's end-to-end test only (argo/tools.go). Its version is
   // what `argo version` and the controller's log print.
   'workflow-controller': {

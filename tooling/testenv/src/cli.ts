@@ -25,8 +25,9 @@ import {
 const usage = `Usage:
   kfx-testenv binaries [--all]  build the missing binaries (and the real node's pause image);
                                 print their paths (--all: also what only some tests run:
-                                versitygw, Argo's workflow-controller and argoexec). Tests and
-                                the demo never build: the set-up of npm test runs --all first
+                                versitygw, promtool, Argo's workflow-controller and argoexec).
+                                Tests and the demo never build: the set-up of npm test runs
+                                --all first
   kfx-testenv start [--full]    start etcd + kube-apiserver (--full: also controller-manager,
                                 scheduler and kwok) and keep them running until Ctrl-C
 
