@@ -150,8 +150,6 @@ describe('a profile namespace with the default configuration (sidecars, no Istio
     expect(await tryCreate(alice, pod(hostRoot))).toMatch(
       /refused: .*hostPath volumes are not allowed: root/,
     );
-    // Taking over the namespace raised its level, and the Profile's Events say so.
-    await eventMessages(client, team, 'PodSecurityChanged', /\(was enforce none, audit none/);
     // PSA still warns and audits at baseline; the namespace is labelled for the policy.
     const namespace = await eventually(client, 'namespaces', team, undefined, () => true, 'ns');
     expect(namespace?.metadata?.labels).toMatchObject({
@@ -250,7 +248,7 @@ describe('the controller', () => {
     await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled again');
   });
 
-  it('tells when a new configuration lowers the level of a namespace', async () => {
+  it('tells when a new configuration lowers or raises the level of a namespace', async () => {
     if (!env) throw new Error('no control plane');
     await running?.stop();
     running = await runController(
@@ -269,6 +267,13 @@ describe('the controller', () => {
       undefined,
       (ns) => ns?.metadata?.labels?.['kfx.dev/pod-security-baseline'] === undefined,
       'the policy label gone',
+    );
+    // An upgrade to the default raises it again, and says so too.
+    await running.stop();
+    running = await runController(env, { namespace: {} }, { profileSelector: file.selector });
+    const raised = await eventMessages(client, team, 'PodSecurityChanged', /\(was enforce none/);
+    expect(raised).toContain(
+      `namespace ${team}: Pod Security is now enforce baseline (by ValidatingAdmissionPolicy ${BASELINE_POLICY_NAME}), audit baseline, warn baseline (was enforce none, audit baseline, warn baseline)`,
     );
   });
 });
