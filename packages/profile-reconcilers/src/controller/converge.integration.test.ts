@@ -72,7 +72,12 @@ beforeAll(async () => {
       },
       templates: { inline: [{ name: 'owner.yaml', content: ownerTemplate }] },
     },
-    { resyncSeconds: 2, profileSelector: file.selector },
+    {
+      resyncSeconds: 2,
+      profileSelector: file.selector,
+      // The optional internet egress is one a tenant may switch on here.
+      ceilings: { networkPolicies: ['allow-egress-internet'] },
+    },
   );
 });
 
