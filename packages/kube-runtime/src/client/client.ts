@@ -160,7 +160,7 @@ export class KubeClient extends KubeVerbs {
       const { agent, headers } = await this.#transport.prepare();
       const requestHeaders: Record<string, string> = {
         ...headers,
-        Accept: 'application/json',
+        Accept: options.accept ?? 'application/json',
         'User-Agent': this.#options.userAgent ?? 'kfx-kube-runtime',
       };
       if (body !== undefined)

@@ -9,6 +9,7 @@ import {
   type KubeObject,
   type ResourceRef,
 } from './resources.js';
+import { asKindOf, METADATA_LIST_ACCEPT } from './partial-metadata.js';
 import { readWatchEvents, type WatchEvent } from './watch.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -23,6 +24,8 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /** The verb for metrics when it differs from the method (`WATCH`). */
   metricVerb?: string | undefined;
+  /** Default `application/json`. */
+  accept?: string | undefined;
 }
 
 interface Common {
@@ -51,6 +54,8 @@ export interface ListOptions extends Selectors, Common {
   /** Page size; the pages are joined. Default 500. */
   pageSize?: number | undefined;
   resourceVersion?: string | undefined;
+  /** Only each object's metadata (partial-metadata.ts); items keep `ref`'s apiVersion and kind. */
+  metadataOnly?: boolean | undefined;
 }
 
 export interface WatchOptions extends Selectors {
@@ -143,10 +148,12 @@ export abstract class KubeVerbs {
     const apiVersion = apiVersionOf(ref);
     const onItem = (raw: unknown) => {
       const item = raw as T;
+      if (options.metadataOnly) asKindOf(ref, item);
       item.apiVersion ??= apiVersion;
       item.kind ??= ref.kind;
       each(item);
     };
+    const accept = options.metadataOnly ? METADATA_LIST_ACCEPT : undefined;
     let list: Omit<KubeList<T>, 'items'>;
     let token: string | undefined;
     do {
@@ -155,6 +162,7 @@ export abstract class KubeVerbs {
           path,
           {
             ...common(options),
+            accept,
             // A continuation carries its own snapshot: the server refuses a resourceVersion with it.
             query:
               token === undefined
@@ -169,7 +177,7 @@ export abstract class KubeVerbs {
         restarted();
         list = await this.requestList(
           path,
-          { ...common(options), query: { ...query, limit: undefined } },
+          { ...common(options), accept, query: { ...query, limit: undefined } },
           onItem,
         );
       }

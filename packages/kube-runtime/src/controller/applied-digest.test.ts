@@ -174,4 +174,14 @@ describe('appliedSkeleton', () => {
     const skeleton = appliedSkeleton('kfx-controller', { ownerKinds: ['Profile'] })(many);
     expect(skeleton.metadata?.ownerReferences).toHaveLength(16);
   });
+
+  it('of a metadata-only cache has no digest, and tells each version apart', () => {
+    const skeleton = appliedSkeleton('kfx-controller', { metadataOnly: true });
+    const first = skeleton(live());
+    expect(first.appliedDigest).toBeNull();
+    expect(first.contentVersion).toBe('42');
+    const next = live();
+    if (next.metadata) next.metadata.resourceVersion = '43';
+    expect(skeleton(next).contentVersion).toBe('43');
+  });
 });

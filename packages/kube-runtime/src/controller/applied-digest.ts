@@ -21,8 +21,16 @@ import {
 
 /** What a cache made by `appliedSkeleton` holds. */
 export interface AppliedSkeleton extends KubeObject {
-  /** Digest of the fields the field manager owns, with their values; null: it never applied. */
+  /**
+   * Digest of the fields the field manager owns, with their values; null: it never applied, or
+   * the cache holds metadata only and cannot see them.
+   */
   appliedDigest: string | null;
+  /**
+   * In a metadata-only cache, the version of the content it cannot see: every write to the
+   * object is a change (one to its data shows nowhere else).
+   */
+  contentVersion?: string | undefined;
 }
 
 type Path = readonly string[];
@@ -33,6 +41,12 @@ const MAX_OWNERS = 16;
 export interface AppliedSkeletonFields extends Omit<SkeletonFields, 'ownerReferences'> {
   /** Keep the owner references of these kinds (at most 16). Default none. */
   ownerKinds?: readonly string[] | undefined;
+  /**
+   * The informer lists and watches metadata only (InformerOptions.metadataOnly): what the
+   * manager applied outside metadata is not there to digest, so the skeleton has no digest and
+   * applyObject reads the object, once per version, to judge it exactly. Default false.
+   */
+  metadataOnly?: boolean | undefined;
 }
 
 /**
@@ -59,6 +73,9 @@ export function appliedSkeleton(
         controller,
       }));
     if (owners.length > 0 && kept.metadata) kept.metadata.ownerReferences = owners;
+    if (fields.metadataOnly) {
+      return { ...kept, appliedDigest: null, contentVersion: object.metadata?.resourceVersion };
+    }
     return { ...kept, appliedDigest: appliedDigest(object, fieldManager) };
   };
 }

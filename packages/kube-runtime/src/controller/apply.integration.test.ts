@@ -1,6 +1,7 @@
 // applyObject against a real kube-apiserver: it creates, then leaves a steady object alone (no
 // write, proven by counting requests and by the unchanged resourceVersion), repairs drift made
-// by someone else, and removes a field dropped from the desired state. The objects are the kinds
+// by someone else, and removes a field dropped from the desired state; from a metadata-only cache
+// (a Secret's data never sent) it reads each version once. The objects are the kinds
 // kfx's profile controller applies, so the skip is proven on what the server really stores. On
 // the package's shared control plane, in a namespace of its own (the Profile is named after it).
 import { readFileSync } from 'node:fs';
@@ -298,6 +299,117 @@ describe('applyObject on a real apiserver', () => {
         expect((entry as AppliedSkeleton).appliedDigest).toMatch(/^[\w-]{43}$/);
       }
       await informer.stop();
+    }
+  });
+
+  it('from a metadata-only cache: no content read into it, one read per version, changes written', async () => {
+    const secretOf = (password: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'copied',
+        namespace: ns,
+        labels: { 'app.kubernetes.io/managed-by': 'kfx' },
+      },
+      ...{ type: 'Opaque', data: { password: Buffer.from(password).toString('base64') } },
+    });
+    const skeleton = appliedSkeleton(fieldManager, {
+      labels: ['app.kubernetes.io/managed-by'],
+      metadataOnly: true,
+    });
+    /** Whether any object the informer handed over carried content. */
+    let sawContent = false;
+    const informer = createInformer<KubeObject>(client, resources.secrets, {
+      namespace: ns,
+      labelSelector: 'app.kubernetes.io/managed-by=kfx',
+      metadataOnly: true,
+      transform: (object) => {
+        sawContent ||= 'data' in object || 'type' in object;
+        return skeleton(object);
+      },
+      logger,
+    });
+    // A large labelled Secret of someone else's, there before the list and written during the watch.
+    const blob = Buffer.alloc(512 * 1024, 1).toString('base64');
+    const large = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'large', namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'kfx' } },
+      data: { blob },
+    };
+    await client.create(resources.secrets, large);
+    informer.start();
+    await informer.waitForSync();
+    const apply = (object: KubeObject) =>
+      applyObject(client, object, {
+        fieldManager,
+        cache: informer.store,
+        ref: resources.secrets,
+        logger,
+      });
+    const settled = (version: string | undefined) =>
+      waitFor(
+        () => {
+          const seen = informer.store.get(`${ns}/copied`)?.metadata?.resourceVersion;
+          return Promise.resolve(
+            seen === version
+              ? { done: true as const, value: undefined }
+              : { done: false as const, saw: `resourceVersion ${seen ?? 'none'}` },
+          );
+        },
+        { description: `the cache to hold Secret copied at ${version ?? ''}` },
+      );
+    try {
+      const created = await apply(secretOf('first'));
+      expect(created.changed).toBe(true);
+      await settled(created.object.metadata?.resourceVersion);
+      await client.patch(
+        resources.secrets,
+        'large',
+        { data: { more: blob } },
+        { namespace: ns, fieldManager: 'someone' },
+      );
+      // The first round reads the object (the cache cannot see its data)...
+      expect((await apply(secretOf('first'))).changed).toBe(false);
+      // ...after which a steady object costs no request.
+      const before = await requests();
+      for (let round = 0; round < 5; round++) {
+        expect((await apply(secretOf('first'))).changed).toBe(false);
+      }
+      expect(await requests()).toBe(before);
+      // A new value is written (the source of a copy changed)...
+      const second = await apply(secretOf('second'));
+      expect(second.changed).toBe(true);
+      await settled(second.object.metadata?.resourceVersion);
+      // ...and a value someone else wrote is put back.
+      const edited = await client.patch(
+        resources.secrets,
+        'copied',
+        { data: { password: Buffer.from('tampered').toString('base64') } },
+        { namespace: ns, fieldManager: 'kubectl-edit' },
+      );
+      await settled(edited.metadata?.resourceVersion);
+      const repaired = await apply(secretOf('second'));
+      expect(repaired.changed).toBe(true);
+      expect(repaired.reason).toMatch(/^data\.password: /);
+      await waitFor(
+        () =>
+          Promise.resolve(
+            informer.store.get(`${ns}/large`)?.metadata?.resourceVersion !== undefined
+              ? { done: true as const, value: undefined }
+              : { done: false as const, saw: 'no Secret large' },
+          ),
+        { description: 'Secret large in the cache' },
+      );
+      expect(sawContent).toBe(false);
+      const cached = informer.store.get(`${ns}/copied`) as AppliedSkeleton | undefined;
+      expect(cached?.kind).toBe('Secret');
+      expect(cached?.appliedDigest).toBeNull();
+    } finally {
+      await informer.stop();
+      for (const name of ['copied', 'large']) {
+        await client.delete(resources.secrets, name, { namespace: ns }).catch(() => undefined);
+      }
     }
   });
 

@@ -15,6 +15,8 @@ export interface WatchPass<T> extends Selectors {
   client: KubeClient;
   ref: ResourceRef;
   resourceVersion: string | undefined;
+  /** The Accept header (client/partial-metadata.ts); default plain JSON. */
+  accept?: string | undefined;
   inactivityMs: number;
   signal: AbortSignal;
   /** The server accepted the watch. */
@@ -53,6 +55,7 @@ export async function watchOnce<T extends KubeObject>(pass: WatchPass<T>): Promi
       },
       signal,
       metricVerb: 'WATCH',
+      accept: pass.accept,
     });
     pass.onOpen();
     for await (const event of readWatchEvents<T>(response, 'WATCH', path, signal)) {

@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { objectKey } from '../object-key.js';
 import { WatchInactive, watchOnce } from './informer-watch.js';
 import type { KubeObject, ResourceRef } from '../client/resources.js';
+import { asKindOf, METADATA_ACCEPT } from '../client/partial-metadata.js';
 import { Store, type BuiltInIndex, type IndexFunc, type ReadonlyStore } from './store.js';
 import type { Selectors } from '../client/verbs.js';
 import { messageOf } from '../message-of.js';
@@ -33,6 +34,12 @@ export interface InformerOptions<T> extends Selectors {
    * save memory). Keep `metadata.managedFields` if the store is given to `applyObject`.
    */
   transform?: ((object: T) => T) | undefined;
+  /**
+   * List and watch only each object's metadata (client/partial-metadata.ts): the content of the
+   * objects (a Secret's data) is never sent, so whoever writes them cannot make the cache read
+   * megabytes. The objects keep their apiVersion and kind. Default false.
+   */
+  metadataOnly?: boolean | undefined;
   /** Name in logs, metrics and readiness reasons. Default: resource[/namespace][?selectors]. */
   name?: string | undefined;
   logger?: Logger | undefined;
@@ -232,7 +239,7 @@ export class Informer<T extends KubeObject> {
     // Each object is transformed as it is read: the cache never holds a page as the server sent it.
     const list = await this.client.eachItem<T>(
       this.ref,
-      { ...this.#selectors(), signal },
+      { ...this.#selectors(), metadataOnly: this.options.metadataOnly, signal },
       (raw) => {
         const object = this.#transform(raw);
         const key = objectKey(object);
@@ -270,6 +277,7 @@ export class Informer<T extends KubeObject> {
       labelSelector: this.options.labelSelector,
       fieldSelector: this.options.fieldSelector,
       resourceVersion: this.#resourceVersion,
+      accept: this.options.metadataOnly ? METADATA_ACCEPT : undefined,
       inactivityMs: this.options.inactivityTimeoutMs ?? 180_000,
       signal,
       onOpen: () => {
@@ -288,7 +296,7 @@ export class Informer<T extends KubeObject> {
       this.#resourceVersion = resourceVersion ?? this.#resourceVersion;
       return;
     }
-    const object = this.#transform(raw);
+    const object = this.#transform(this.options.metadataOnly ? asKindOf(this.ref, raw) : raw);
     this.#metrics.events.inc({ informer: this.name, type });
     if (type === 'DELETED') {
       // The event carries the final state, which is what a handler wants to see.
