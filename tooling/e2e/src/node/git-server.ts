@@ -1,8 +1,10 @@
 // A git server for pods, with no GitHub: the repositories of a folder served over git's smart
 // HTTP protocol by the real `git http-backend` (a CGI program that comes with git), each request
 // run as git's documentation describes, recording who asked. Shallow fetches of a branch, a tag or
-// a commit work as they do against any hosted git server. And the image that clones from it: the
-// machine's own git (with the shared libraries it loads) beside a static busybox.
+// a commit work as they do against any hosted git server; a private repository answers 401 with a
+// Basic challenge until a request carries its user and password, as hosted servers do. And the
+// image that clones from it: the machine's own git (with the shared libraries it loads) beside a
+// static busybox.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,15 +14,35 @@ import type { ImageEntry } from '@kfx/testenv';
 
 export interface GitServer {
   port: number;
-  /** Every request: the caller's address and the path. */
-  requests: { from: string; path: string }[];
+  /** Every request: the caller's address, the path and the Basic user it authenticated as. */
+  requests: { from: string; path: string; user?: string }[];
   stop(): Promise<void>;
 }
 
-export async function startGitServer(root: string, host: string): Promise<GitServer> {
+export interface GitServerOptions {
+  /** A repository (`name.git`) served only to requests with this user and password. */
+  private?: { repository: string; user: string; password: string };
+}
+
+export async function startGitServer(
+  root: string,
+  host: string,
+  options: GitServerOptions = {},
+): Promise<GitServer> {
   const requests: GitServer['requests'] = [];
   const server = createServer((request, response) => {
-    requests.push({ from: request.socket.remoteAddress ?? '', path: request.url ?? '' });
+    const user = basicUser(request, options.private);
+    requests.push({
+      from: request.socket.remoteAddress ?? '',
+      path: request.url ?? '',
+      ...(user === undefined ? {} : { user }),
+    });
+    const guarded = options.private;
+    if (guarded && (request.url ?? '').startsWith(`/${guarded.repository}/`) && !user) {
+      response.writeHead(401, { 'www-authenticate': 'Basic realm="kfx test git"' });
+      response.end();
+      return;
+    }
     serveCgi(root, request, response);
   });
   await new Promise<void>((resolve, reject) => {
@@ -40,6 +62,17 @@ export async function startGitServer(root: string, host: string): Promise<GitSer
         server.closeAllConnections();
       }),
   };
+}
+
+/** The user of a request whose Basic credentials are the private repository's. */
+function basicUser(
+  request: IncomingMessage,
+  guarded: GitServerOptions['private'],
+): string | undefined {
+  const header = request.headers.authorization ?? '';
+  if (!guarded || !header.startsWith('Basic ')) return undefined;
+  const given = Buffer.from(header.slice('Basic '.length), 'base64').toString();
+  return given === `${guarded.user}:${guarded.password}` ? guarded.user : undefined;
 }
 
 function serveCgi(root: string, request: IncomingMessage, response: ServerResponse): void {

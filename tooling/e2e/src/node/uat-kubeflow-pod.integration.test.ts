@@ -11,6 +11,10 @@
 //   http-backend through a Service), in a namespace that enforces the `restricted` Pod Security
 //   level, so the init container that fetches them passes it too; a ref that does not exist ends
 //   the run with git's own words.
+// - A private repository fetched with the credentials of the URL, none of which is in the Job,
+//   the Pod or the log; and a ref that git would read as an option (`--upload-pack=CMD` runs CMD
+//   against a local remote) refused by kfx before anything is made, and by the init container's
+//   own script when a Job reaches it with one anyway, running nothing.
 // It owns its control plane: it needs a real node.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +32,11 @@ import {
   type FakeKfp,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { appEntry } from '../apps.js';
+import { getJson } from '../cluster.js';
 import { gitImageEntries, makeRepository, startGitServer, type GitServer } from './git-server.js';
-import { onRealNode, realNodeAvailable } from './pods.js';
+import { finishedPod, onRealNode, realNodeAvailable } from './pods.js';
 
 const KFP_SUITE = `#!/bin/sh
 echo "KUBEFLOW_NAMESPACE=$KUBEFLOW_NAMESPACE USER_NAMESPACE=$USER_NAMESPACE"
@@ -94,6 +100,15 @@ let kfp: FakeKfp | undefined;
 let git: GitServer | undefined;
 let shas: string[] = [];
 
+/** The private repository's user and token: neither may show anywhere but in its Secret. */
+const GIT_USER = 'ci-bot';
+const GIT_TOKEN = 'kfx-token-7f3a9c2e';
+/**
+ * A ref git would read as an option: with a local remote, git runs it as its upload-pack
+ * command, which prints `kfx-42` (a text the ref itself does not hold) and fails.
+ */
+const OPTION_REF = '--upload-pack=echo kfx-$((6*7)) >&2; false';
+
 interface Exit {
   code: number | null;
   stdout: string;
@@ -101,22 +116,23 @@ interface Exit {
 }
 
 function uatRun(name: string, args: readonly string[]): Promise<Exit> {
-  const child = spawn(
-    process.execPath,
-    [
-      appEntry('@kfx/cli'),
-      'uat',
-      'run',
-      ...args,
-      '--artifacts',
-      join(dir, name),
-      '--timeout',
-      '3m',
-      '--start-timeout',
-      '2m',
-    ],
-    { env: { ...process.env, KUBECONFIG: cluster().kubeconfigPath, CI: 'true' } },
-  );
+  return kfx(name, [
+    'uat',
+    'run',
+    ...args,
+    '--artifacts',
+    join(dir, name),
+    '--timeout',
+    '3m',
+    '--start-timeout',
+    '2m',
+  ]);
+}
+
+function kfx(name: string, args: readonly string[]): Promise<Exit> {
+  const child = spawn(process.execPath, [appEntry('@kfx/cli'), ...args], {
+    env: { ...process.env, KUBECONFIG: cluster().kubeconfigPath, CI: 'true' },
+  });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -175,7 +191,16 @@ describe.skipIf(!realNodeAvailable)(onRealNode('the UAT Pod on a real node'), ()
       { tag: 'v1', files: { 'run.sh': FILES_SUITE('v1'), 'tests/data.txt': 'from git' } },
       { tag: 'v2', files: { 'run.sh': FILES_SUITE('v2') } },
     ]);
-    git = await startGitServer(repos, node.hostIp);
+    mkdirSync(join(dir, 'work-private'));
+    makeRepository(repos, join(dir, 'work-private'), 'private', [
+      {
+        tag: 'v1',
+        files: { 'run.sh': FILES_SUITE('private'), 'tests/data.txt': 'from a private git' },
+      },
+    ]);
+    git = await startGitServer(repos, node.hostIp, {
+      private: { repository: 'private.git', user: GIT_USER, password: GIT_TOKEN },
+    });
     await applyManifests(env.kubeconfigPath, {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -309,6 +334,167 @@ describe.skipIf(!realNodeAvailable)(onRealNode('the UAT Pod on a real node'), ()
     expect(missing.summary.reason).toMatch(
       /init container kfx-suite-files exited with code \d+: fatal: couldn't find remote ref no-such-tag/,
     );
+    await noPodLeft('uat-restricted');
+  });
+  it('fetches a private repository with the URL’s credentials, kept out of the Job, Pod and log', async () => {
+    const run = await uatRun('git-private', [
+      '-n',
+      'uat-restricted',
+      '--job',
+      join(dir, 'restricted.yaml'),
+      '--git',
+      `http://${GIT_USER}:${GIT_TOKEN}@git.git-server/private.git`,
+      '--git-ref',
+      'v1',
+      '--source-image',
+      'kfx.test/git:1',
+      // Kept, to read the Job and its Pod as the cluster stores them.
+      '--keep',
+      '--run-id',
+      'gitauth',
+    ]);
+    try {
+      expect(run.code, run.stdout).toBe(0);
+      const log = readFileSync(join(dir, 'git-private', 'uat.log'), 'utf8');
+      expect(log).toContain('suite private in /uat as 1000: from a private git');
+      // The pod itself authenticated, after the server's challenge.
+      const subnet = cluster().node?.subnet.replace(/0\/24$/, '') ?? '-';
+      const fromPod = git?.requests.filter((r) => r.from.startsWith(subnet)) ?? [];
+      expect(fromPod.some((r) => r.path.startsWith('/private.git/') && r.user === GIT_USER)).toBe(
+        true,
+      );
+      const job = await getJson<V1Job>(
+        cluster().kubeconfigPath,
+        ['job', 'kfx-uat-gitauth'],
+        'uat-restricted',
+      );
+      const pods = await getJson<{ items: V1Pod[] }>(
+        cluster().kubeconfigPath,
+        ['pods', '-l', 'uat.kfx.dev/run-id=gitauth'],
+        'uat-restricted',
+      );
+      expect(pods.items).toHaveLength(1);
+      for (const text of [
+        JSON.stringify(job),
+        JSON.stringify(pods),
+        run.stdout,
+        log,
+        readFileSync(join(dir, 'git-private', 'summary.json'), 'utf8'),
+      ]) {
+        expect(text).not.toContain(GIT_TOKEN);
+      }
+    } finally {
+      const clean = await kfx('clean-gitauth', [
+        'uat',
+        'clean',
+        '-n',
+        'uat-restricted',
+        '--run-id',
+        'gitauth',
+      ]);
+      expect(clean.code, clean.stdout).toBe(0);
+    }
+    expect(
+      (
+        await kubectl(cluster().kubeconfigPath, [
+          'get',
+          'secrets',
+          '-n',
+          'uat-restricted',
+          '-o',
+          'name',
+        ])
+      ).trim(),
+    ).toBe('');
+    await noPodLeft('uat-restricted');
+  });
+
+  it('refuses a git ref that git would read as an option, before anything is made', async () => {
+    // A local remote: where git runs `--upload-pack`'s command.
+    const run = await uatRun('git-option', [
+      '-n',
+      'uat-restricted',
+      '--job',
+      join(dir, 'restricted.yaml'),
+      '--git',
+      '/kfx-suite/files',
+      '--git-ref',
+      OPTION_REF,
+      '--source-image',
+      'kfx.test/git:1',
+    ]);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stdout).toContain(`--git-ref: "${OPTION_REF}" starts with "-"`);
+    expect(run.stdout).not.toContain('kfx-42');
+    const jobs = await kubectl(cluster().kubeconfigPath, [
+      'get',
+      'jobs',
+      '-n',
+      'uat-restricted',
+      '-o',
+      'name',
+    ]);
+    expect(jobs.trim()).toBe('');
+  });
+
+  it('has the init container refuse such a ref itself, running nothing', async () => {
+    // The Job kfx makes, with its ref then replaced, as a template filled in later could: the
+    // init container's own script is the last check before git.
+    const kept = await uatRun('git-kept', [
+      '-n',
+      'uat-restricted',
+      '--job',
+      join(dir, 'restricted.yaml'),
+      '--git',
+      'http://git.git-server/suite.git',
+      '--git-ref',
+      'v1',
+      '--source-image',
+      'kfx.test/git:1',
+      '--keep',
+      '--run-id',
+      'gitkept',
+    ]);
+    try {
+      expect(kept.code, kept.stdout).toBe(0);
+      const job = await getJson<V1Job>(
+        cluster().kubeconfigPath,
+        ['job', 'kfx-uat-gitkept'],
+        'uat-restricted',
+      );
+      const spec = structuredClone(job.spec?.template.spec);
+      const init = spec?.initContainers?.find((c) => c.name === 'kfx-suite-files');
+      if (!spec || !init) throw new Error('the kept Job has no init container kfx-suite-files');
+      init.env = (init.env ?? []).map((e) =>
+        e.name === 'KFX_GIT_REF'
+          ? { name: e.name, value: OPTION_REF }
+          : e.name === 'KFX_GIT_URL'
+            ? { name: e.name, value: '/kfx-suite/files' }
+            : e,
+      );
+      const pod: V1Pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'git-option-ref', namespace: 'uat-restricted' },
+        spec,
+      };
+      await applyManifests(cluster().kubeconfigPath, pod);
+      const ran = await finishedPod(cluster().kubeconfigPath, 'git-option-ref', 'uat-restricted');
+      const ended = ran.status?.initContainerStatuses?.[0]?.state?.terminated;
+      expect(ended?.message).not.toContain('kfx-42');
+      expect(ended?.message).toContain('starts with "-", which git would read as an option');
+      expect(ended?.exitCode).toBe(2);
+    } finally {
+      await kubectl(cluster().kubeconfigPath, [
+        'delete',
+        'pod',
+        'git-option-ref',
+        '-n',
+        'uat-restricted',
+        '--ignore-not-found',
+      ]);
+      await kfx('clean-gitkept', ['uat', 'clean', '-n', 'uat-restricted', '--run-id', 'gitkept']);
+    }
     await noPodLeft('uat-restricted');
   });
 });
