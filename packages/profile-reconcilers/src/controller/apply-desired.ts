@@ -116,27 +116,63 @@ async function createOnly(
   context: ApplyContext,
   profile: Profile,
   desired: DesiredObject,
-): Promise<void> {
+): Promise<boolean> {
   const { ref } = desired.kind;
+  const namespace = ref.namespaced ? desired.object.metadata?.namespace : undefined;
   try {
     await context.client.create(ref, desired.object, {
       fieldManager: context.fieldManager,
       signal: context.signal,
     });
+    return true;
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
     const existing = await getOrUndefined(
       context.client,
       ref,
       desired.object.metadata?.name ?? '',
-      {
-        namespace: ref.namespaced ? desired.object.metadata?.namespace : undefined,
-        signal: context.signal,
-      },
+      { namespace, signal: context.signal },
     );
-    if (existing && (ownedByThis(existing, profile) || desired.adopts?.(existing))) return;
+    if (existing && (ownedByThis(existing, profile) || desired.adopts?.(existing))) return false;
     throw new Error(leftAlone(profile, desired), { cause: error });
   }
+}
+
+/**
+ * A create makes the field manager an `Update` owner of every field it set, beside the apply
+ * that follows: a field later dropped from the desired state (a Pod Security label a new
+ * configuration no longer sets) would stay, held by that entry. Keeping only the apply's entries
+ * leaves it the one owner of what it sets, as if the object had been applied from the start.
+ */
+async function keepOnlyApplied(
+  context: ApplyContext,
+  desired: DesiredObject,
+  applied: KubeObject,
+): Promise<void> {
+  const entries = applied.metadata?.managedFields ?? [];
+  const kept = entries.filter(
+    (e) => !(e.manager === context.fieldManager && e.operation === 'Update'),
+  );
+  if (kept.length === entries.length || kept.length === 0) return;
+  const { ref } = desired.kind;
+  // Best effort: an object changed meanwhile fails the test and keeps both entries.
+  await context.client
+    .patch(
+      ref,
+      desired.object.metadata?.name ?? '',
+      [
+        { op: 'test', path: '/metadata/resourceVersion', value: applied.metadata?.resourceVersion },
+        { op: 'replace', path: '/metadata/managedFields', value: kept },
+      ],
+      {
+        namespace: ref.namespaced ? desired.object.metadata?.namespace : undefined,
+        type: 'json',
+        signal: context.signal,
+      },
+    )
+    .catch((error: unknown) => {
+      context.logger.debug({ err: error }, 'the create’s field entry stays');
+    });
 }
 
 async function remove(
@@ -199,7 +235,7 @@ export async function applyDesired(
     // kfx's label without this Profile's ownerReference: someone else's object.
     throw new Error(leftAlone(profile, desired));
   }
-  if (!live && !takeOver) await createOnly(context, profile, desired);
+  const created = !live && !takeOver && (await createOnly(context, profile, desired));
   let result;
   try {
     result = await apply();
@@ -208,6 +244,7 @@ export async function applyDesired(
     context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
     return recreate(messageOf(error));
   }
+  if (created) await keepOnlyApplied(context, desired, result.object);
   if (!result.changed) return undefined;
   const why = result.reason ?? 'it did not exist';
   const reason = holdsSecrets(desired) ? withoutValues(why) : why;

@@ -47,8 +47,8 @@ beforeAll(async () => {
   team = file.name('p');
   await installBaselinePolicy(client);
   running = await runController(env, { namespace: {} }, { profileSelector: file.selector });
-  // The namespace as the upstream profile controller made it, before kfx took over.
-  await createProfile(client, team, file.labels);
+  // The namespace made by kfx (labels it later drops must go).
+  await createProfile(client, team, file.labels, { namespace: false });
   await condition(client, team, (c) => c.reason === 'Reconciled', 'reconciled');
   // A user Kubeflow shared the namespace with, as a contributor with edit.
   await client.create(resources.roleBindings, {
