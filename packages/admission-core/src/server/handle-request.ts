@@ -1,5 +1,6 @@
-// One HTTPS request, start to finish: route, health checks, body limits, the admission itself,
-// the answer, the metrics and one structured log line. Nothing a client sends can make it throw.
+// One HTTPS request, start to finish: route, health checks, the served certificate, body
+// limits, the admission itself, the answer, the metrics and one structured log line. Nothing a
+// client sends can make it throw.
 import type { Logger } from 'pino';
 import type { Outcome } from '../review/admit.js';
 import { BadRequestError } from '../review/bad-request.js';
@@ -10,6 +11,7 @@ import type { JsonLimits } from '../review/json-shape.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { readBody, type BodyLimits } from './read-body.js';
 import { runReview } from '../review/review-admission.js';
+import { CERTIFICATE_PATH, servedCertificatePem } from './served-certificate.js';
 import type { Webhook } from '../webhook.js';
 
 export interface RequestHandlerOptions {
@@ -221,6 +223,22 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       send(request, response, status, 'text/plain', text, {
         close,
       });
+      return;
+    }
+    if (path === CERTIFICATE_PATH) {
+      if (!bodiless) {
+        sendStatus(request, response, 405, `${path} accepts GET only`, {
+          close,
+          headers: { allow: 'GET' },
+        });
+        return;
+      }
+      const pem = servedCertificatePem(request);
+      if (pem === undefined) {
+        sendStatus(request, response, 404, 'this connection has no TLS certificate', { close });
+        return;
+      }
+      send(request, response, 200, 'application/x-pem-file', pem, { close });
       return;
     }
     sendStatus(request, response, 404, `no webhook at ${path}; this server serves ${served}`, {
