@@ -3,16 +3,23 @@
 // (anyone may write that label; the proxy-config reconciler makes ConfigMaps, so the controller
 // watches them). The built kfx-controller, run with the heap flags its chart
 // derives from its memory limit, stays under that limit while she does, keeps reconciling other
-// Profiles, and starts again under it (the cold start lists all 180 MiB of them).
+// Profiles, and starts again under it (the cold start lists all 180 MiB of them). With the
+// secrets reconciler on, the controller watches Secrets too: another tenant's 150 Secrets of
+// 1.2 MiB, labelled the same way, leave it under the chart's smallest limit (128Mi), where
+// reading their data on every event (as the controller once did) took it past it.
 // It owns its control plane: kfx-controller acts on every Profile of the cluster.
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
 import { freePort, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { chartMemory } from './testing/helm.js';
-import { spawnController, writeConfig, type ControllerProcess } from './testing/processes.js';
+import {
+  removeConfigs,
+  spawnController,
+  writeConfig,
+  type ControllerProcess,
+} from './testing/processes.js';
 
 const TENANT = 'tenant-m';
 const MALLORY = 'mallory@example.com';
@@ -24,7 +31,6 @@ let client: KubeClient;
 const running: ControllerProcess[] = [];
 let nodeOptions = '';
 let limitMiB = 0;
-let config: string | undefined;
 
 beforeAll(async () => {
   // controller-manager aggregates the rules of ClusterRole admin, which the owner is bound to.
@@ -41,7 +47,7 @@ afterAll(async () => {
   await Promise.all(running.map((proc) => proc.exited));
   client.close();
   await env?.stop();
-  if (config) rmSync(dirname(config), { recursive: true, force: true });
+  removeConfigs();
 });
 
 /** The peak resident memory of a process so far, in MiB (VmHWM). */
@@ -51,12 +57,15 @@ function peakMiB(pid: number): number {
   return kib / KIB;
 }
 
-async function startController(config: string): Promise<ControllerProcess> {
+async function startController(
+  config: string,
+  heapFlags = nodeOptions,
+): Promise<ControllerProcess> {
   if (!env) throw new Error('no control plane');
   const port = await freePort();
   const proc = spawnController(
     ['--config', config, '--kubeconfig', env.kubeconfigPath, '--metrics-port', String(port)],
-    { NODE_OPTIONS: nodeOptions },
+    { NODE_OPTIONS: heapFlags },
   );
   running.push(proc);
   await waitFor(
@@ -97,7 +106,7 @@ async function reconciled(name: string): Promise<void> {
 
 it('stays under its memory limit while a tenant floods its caches, and after a restart', async () => {
   if (!env) throw new Error('no control plane');
-  config = writeConfig(`reconcilers:
+  const config = writeConfig(`reconcilers:
   namespace: {}
   rbac:
     bindings: [{ name: namespaceAdmin, clusterRole: admin, owner: true }]
@@ -157,4 +166,105 @@ it('stays under its memory limit while a tenant floods its caches, and after a r
   );
   expect(kept.metadata?.ownerReferences).toBeUndefined();
   expect(kept.data?.blob).toHaveLength(900 * KIB);
+});
+
+it('reads none of a tenant’s Secrets with the secrets reconciler on, under the smallest limit', async () => {
+  if (!env) throw new Error('no control plane');
+  const tenant = 'tenant-s';
+  const owner = 'sybil@example.com';
+  // The first test's controller gives up its Lease: this one leads.
+  for (const proc of running) proc.child.kill('SIGTERM');
+  await Promise.all(running.map((proc) => proc.exited));
+  // The chart's smallest memory limit, and the heap flags it derives from it.
+  const small = await chartMemory({
+    resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '128Mi' } },
+  });
+  expect(small.limitMiB).toBe(128);
+  // The Secret every Profile namespace gets a copy of.
+  await client.create(resources.namespaces, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'kfx-copies' },
+  });
+  await client.create(resources.secrets, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'regcred', namespace: 'kfx-copies' },
+    data: { token: Buffer.from('registry-token').toString('base64') },
+  });
+  const config = writeConfig(`reconcilers:
+  namespace: {}
+  rbac:
+    bindings: [{ name: namespaceAdmin, clusterRole: admin, owner: true }]
+  quotas: {}
+  secrets: { sourceNamespace: kfx-copies, copy: [{ name: regcred }] }
+`);
+  /** Reconciled, with its copy of regcred: the secrets reconciler is at work. */
+  const served = async (name: string) => {
+    await reconciled(name);
+    await waitFor(
+      async () => {
+        const copy = await client
+          .get(resources.secrets, 'regcred', { namespace: name })
+          .catch(() => undefined);
+        return copy
+          ? { done: true, value: undefined }
+          : { done: false, saw: `no copy of regcred in ${name}` };
+      },
+      { description: `regcred copied into ${name}`, timeoutMs: 120_000 },
+    );
+  };
+  const first = await startController(config, small.nodeOptions);
+  await createProfile(tenant, owner);
+  await served(tenant);
+
+  // Sybil, admin of her namespace, fills it with Secrets labelled as kfx's copies.
+  const sybil = KubeClient.fromKubeConfig(env.userKubeconfig(owner).kubeConfig, {
+    logger: pino({ level: 'silent' }),
+  });
+  const data = { blob: Buffer.alloc(900 * KIB, 7).toString('base64') };
+  const flood = (i: number) =>
+    sybil.create(resources.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: `flood-${i}`,
+        namespace: tenant,
+        labels: { 'app.kubernetes.io/managed-by': 'kfx', 'kfx.dev/reconciler': 'secrets' },
+      },
+      data,
+    });
+  await waitFor(
+    async () => {
+      await flood(0);
+      return { done: true, value: undefined };
+    },
+    { description: `${owner} allowed to create Secrets in ${tenant}`, timeoutMs: 60_000 },
+  );
+  await inParallel([...Array(150).keys()].slice(1), 4, flood);
+  sybil.close();
+  await createProfile('team-s-late', 'late-s@example.com');
+  await served('team-s-late');
+  const whileFlooded = peakMiB(first.child.pid ?? 0);
+
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const second = await startController(config, small.nodeOptions);
+  await createProfile('team-s-after', 'after-s@example.com');
+  await served('team-s-after');
+  const coldStart = peakMiB(second.child.pid ?? 0);
+
+  expect
+    .soft(whileFlooded, `peak RSS while flooded (limit ${small.limitMiB} MiB)`)
+    .toBeLessThan(small.limitMiB);
+  expect
+    .soft(coldStart, `peak RSS of the cold start (limit ${small.limitMiB} MiB)`)
+    .toBeLessThan(small.limitMiB);
+  const kept = await client.get<KubeObject & { data?: Record<string, string> }>(
+    resources.secrets,
+    'flood-0',
+    { namespace: tenant },
+  );
+  expect(kept.metadata?.ownerReferences).toBeUndefined();
+  expect(kept.data?.blob).toBe(data.blob);
 });

@@ -2,8 +2,11 @@
 // `app.kubernetes.io/managed-by: kfx`. Anyone who can write such an object can put that label on
 // it (a tenant in its own namespace, hundreds of them, a megabyte each), so the cache holds a
 // skeleton of each (kube-runtime's appliedSkeleton: identity, kfx's labels, Profile owners and a
-// digest of what kfx applied), never the content. Kinds are keyed by group and resource, so that
-// two apiVersions of one resource share one watch.
+// digest of what kfx applied), never the content. Secrets are listed and watched as metadata
+// only: their content never reaches the controller (a flood of tenant Secrets costs what their
+// metadata weighs), and a Secret kfx writes is read once per version to be compared (kfx makes
+// few: the copies). Kinds are keyed by group and resource, so that two apiVersions of one
+// resource share one watch.
 import {
   appliedSkeleton,
   createInformer,
@@ -26,6 +29,9 @@ export interface OwnedKind {
 
 export const kindKey = (ref: { group: string; resource: string }): string =>
   `${ref.resource}.${ref.group}`;
+
+/** Kinds cached as metadata only (kindKey): tenants' Secrets are never read. */
+const METADATA_ONLY = new Set([kindKey({ group: '', resource: 'secrets' })]);
 
 /** The resource behind `apiVersion`/`kind`, or an error naming the reconciler that needs it. */
 export async function resolveKind(
@@ -69,9 +75,11 @@ export class OwnedKinds {
     options: { logger: Logger; registry: Registry; fieldManager: string },
   ): Promise<OwnedKinds> {
     const kinds = new OwnedKinds();
-    const transform = appliedSkeleton(options.fieldManager, {
-      labels: [MANAGED_BY_LABEL, RECONCILER_LABEL],
-      ownerKinds: ['Profile'],
+    const fields = { labels: [MANAGED_BY_LABEL, RECONCILER_LABEL], ownerKinds: ['Profile'] };
+    const transform = appliedSkeleton(options.fieldManager, fields);
+    const metadataTransform = appliedSkeleton(options.fieldManager, {
+      ...fields,
+      metadataOnly: true,
     });
     for (const reconciler of reconcilers) {
       for (const { apiVersion, kind } of reconciler.kinds) {
@@ -81,9 +89,11 @@ export class OwnedKinds {
         const key = kindKey(ref);
         let owned = kinds.byKey.get(key);
         if (!owned) {
+          const metadataOnly = METADATA_ONLY.has(key);
           const informer = createInformer<KubeObject>(client, ref, {
             labelSelector: MANAGED_SELECTOR,
-            transform,
+            metadataOnly,
+            transform: metadataOnly ? metadataTransform : transform,
             // prune.ts finds a Profile's objects by owner; nothing asks by namespace.
             builtInIndexes: ['owner'],
             // The Profile informer's resync revisits every Profile; these need none of their own.
