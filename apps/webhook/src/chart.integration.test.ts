@@ -2,6 +2,7 @@
 // kfx-webhook would refuse, every rendered object accepted by a real API server (server-side dry
 // run), the NetworkPolicy stored as rendered, failurePolicy Fail refusing Pods while the webhook
 // cannot answer, and the chart's own certificate made on install and renewed on upgrade.
+// (tls.mode=self-managed at run time: self-managed.integration.test.ts.)
 // It owns its control plane: it registers the chart's webhook configurations (fixed names, for
 // every namespace but the excluded ones), creates Pods in kube-system and replaces the
 // `kubernetes` EndpointSlice of `default`, all of which other files on a plane would see.
@@ -360,6 +361,24 @@ describe('the kfx-webhook Helm chart', () => {
     );
   });
 
+  it('renders self-managed TLS that the apiserver accepts, and refuses what it cannot do', async () => {
+    const objects = await template('tls.mode=self-managed');
+    const deployment = JSON.stringify(find(objects, 'Deployment'));
+    // The certificate comes through the API: no Secret volume, a token mounted.
+    expect(deployment).not.toContain('"secretName"');
+    expect(deployment).toContain('"automountServiceAccountToken":true');
+    const applied = await dryRunApply(objects);
+    expect(applied.code, applied.output).toBe(0);
+    await expect(
+      template('tls.mode=self-managed', 'tls.clientCaConfigMap=apiserver-client-ca'),
+    ).rejects.toThrow('tls.clientCaConfigMap: not with tls.mode=self-managed');
+    await expect(
+      template('tls.mode=self-managed', 'tls.selfManaged.renewBeforeDays=90'),
+    ).rejects.toThrow(
+      'tls.selfManaged.renewBeforeDays: expected fewer days than durationDays (90), got 90',
+    );
+  });
+
   it('sizes the Node.js heap from the memory limit, or takes nodeOptions as given', async () => {
     expect(nodeOptions(await template())).toBe('--max-old-space-size=192 --max-semi-space-size=6');
     expect(nodeOptions(await template('resources.limits.memory=1Gi'))).toBe(
@@ -448,9 +467,9 @@ describe('the kfx-webhook Helm chart', () => {
     const objects = await template('tls.clientCaConfigMap=apiserver-client-ca');
     const configMap = find(objects, 'ConfigMap') as Rendered & { data: { 'config.yaml': string } };
     const document: unknown = parseYamlDocuments(configMap.data['config.yaml'], 'config.yaml')[0];
-    expect(parseConfig(document, HANDLERS).tls.clientCaFile).toBe(
-      '/etc/kfx-webhook/client-ca/ca.crt',
-    );
+    expect(parseConfig(document, HANDLERS).tls).toMatchObject({
+      clientCaFile: '/etc/kfx-webhook/client-ca/ca.crt',
+    });
     const deployment = find(objects, 'Deployment') as Rendered & {
       spec: {
         template: {

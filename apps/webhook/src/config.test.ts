@@ -52,7 +52,56 @@ describe('parseConfig', () => {
     });
   });
 
+  const selfManaged = {
+    secret: { namespace: 'kubeflow', name: 'kfx-webhook-certs' },
+    webhookConfiguration: 'kfx-webhook',
+    dnsNames: ['kfx-webhook.kubeflow.svc'],
+  };
+
+  it('takes tls.selfManaged instead of the files, with its defaults', () => {
+    expect(parseConfig({ tls: { selfManaged } }, HANDLERS).tls).toEqual({
+      selfManaged: {
+        ...selfManaged,
+        ipAddresses: [],
+        durationDays: 90,
+        renewBeforeDays: 30,
+        checkIntervalSeconds: 30,
+        caPropagationSeconds: 60,
+      },
+    });
+  });
+
   const mistakes: [string, unknown, string][] = [
+    [
+      'files beside selfManaged',
+      { tls: { selfManaged, certFile: '/c', clientCaFile: '/ca' } },
+      'tls.certFile: not with selfManaged, which keeps its certificate in a Secret instead',
+    ],
+    [
+      'a renewal as long as the certificate',
+      { tls: { selfManaged: { ...selfManaged, durationDays: 30 } } },
+      'tls.selfManaged.renewBeforeDays: expected fewer days than durationDays (30)',
+    ],
+    [
+      'a certificate for no name',
+      { tls: { selfManaged: { ...selfManaged, dnsNames: [] } } },
+      'tls.selfManaged.dnsNames: expected at least one name',
+    ],
+    [
+      'an address that is not one',
+      { tls: { selfManaged: { ...selfManaged, ipAddresses: ['10.0.0.300'] } } },
+      'tls.selfManaged.ipAddresses[0]: expected an IPv4 or IPv6 address',
+    ],
+    [
+      'a Secret name Kubernetes refuses',
+      { tls: { selfManaged: { ...selfManaged, secret: { namespace: 'kubeflow', name: 'TLS' } } } },
+      'tls.selfManaged.secret.name: expected an object name',
+    ],
+    [
+      'no webhook configuration',
+      { tls: { selfManaged: { ...selfManaged, webhookConfiguration: undefined } } },
+      'tls.selfManaged.webhookConfiguration: Required',
+    ],
     ['a missing key file', { tls: { certFile: 'a' } }, 'tls.keyFile: Required'],
     ['no tls at all', {}, 'tls: Required'],
     ['a port as text', { tls, port: '8443' }, 'port: expected a port number'],

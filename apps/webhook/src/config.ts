@@ -1,30 +1,11 @@
 // The kfx-webhook configuration file: YAML, checked in full at start-up. A wrong key or value
 // stops the process with the key's path (`tls.certFile: Required`) before anything listens.
+// The values' checks are in config-values.ts, the `tls` key's in tls-config.ts.
 import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime';
 import { z } from 'zod';
+import { count, milliseconds, port, typed } from './config-values.js';
+import { tlsShape, type TlsConfig } from './tls-config.js';
 import type { HandlerFactory } from './webhooks.js';
-
-function typed(expected: string) {
-  return (issue: { input?: unknown }) =>
-    issue.input === undefined ? 'Required' : `expected ${expected}`;
-}
-
-const port = z
-  .number({ error: typed('a port number') })
-  .int({ error: 'expected a whole port number' })
-  .min(0, { error: 'expected a port number 0-65535' })
-  .max(65535, { error: 'expected a port number 0-65535' });
-
-const path = z.string({ error: typed('a file path') }).min(1, { error: 'expected a file path' });
-const milliseconds = z
-  .number({ error: typed('milliseconds') })
-  .int()
-  .positive();
-
-const count = z
-  .number({ error: typed('a whole number') })
-  .int({ error: 'expected a whole number' })
-  .positive({ error: 'expected a number above 0' });
 
 /**
  * Bounds on the work and memory of the admission server (see @kfx/admission-core); an absent key
@@ -57,15 +38,8 @@ const baseShape = {
   port: port.default(8443),
   /** Plain-HTTP port for `GET /metrics`. */
   metricsPort: port.default(9090),
-  tls: z.strictObject(
-    {
-      certFile: path,
-      keyFile: path,
-      /** Serve only clients (the apiserver) with a certificate this CA signed. */
-      clientCaFile: path.optional(),
-    },
-    { error: typed('an object with certFile and keyFile') },
-  ),
+  /** The serving certificate's files, or `selfManaged` (tls-config.ts). */
+  tls: tlsShape,
   logLevel: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], {
       error: 'expected one of fatal, error, warn, info, debug, trace',
@@ -78,7 +52,8 @@ const baseShape = {
 
 type BaseConfig = z.output<z.ZodObject<typeof baseShape>>;
 
-export interface WebhookAppConfig extends Omit<BaseConfig, 'limits'> {
+export interface WebhookAppConfig extends Omit<BaseConfig, 'limits' | 'tls'> {
+  tls: TlsConfig;
   limits: Limits;
   /** Each handler's section, parsed by its schema; absent sections are undefined. */
   sections: Record<string, unknown>;

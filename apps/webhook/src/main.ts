@@ -3,7 +3,8 @@
 // kube-runtime's Runtime, which serves /metrics and /readyz on metricsPort, drains on SIGTERM
 // (within shutdownTimeoutMs) and exits. Exit codes (the same for every kfx process): 2 for a bad
 // command line or configuration (nothing started), 1 when it cannot start, fails at run time or
-// a second signal forced it, 0 after a graceful stop.
+// a second signal forced it, 0 after a graceful stop. With tls.selfManaged the certificate is
+// kept by self-managed/ through the API instead of read from files.
 import { createAdmissionServer } from '@kfx/admission-core';
 import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime/client';
 import { EXIT, messageOf, runEntry, Runtime } from '@kfx/kube-runtime/serving';
@@ -11,6 +12,8 @@ import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parseCommandLine, USAGE } from './args.js';
 import { loadConfig } from './config.js';
+import { selfManagedServing, type SelfManagedServing } from './self-managed/serving.js';
+import type { TlsFilesConfig } from './tls-config.js';
 import { VERSION } from './version.js';
 import { createWebhooks, HANDLERS } from './webhooks.js';
 
@@ -43,12 +46,22 @@ await runEntry('kfx-webhook', async () => {
     logger.warn({ err: error }, 'no API access: webhooks run without their watched caches');
   }
   const webhooks = createWebhooks(config.sections, HANDLERS, { logger, client, registry });
+  // tls.selfManaged: the certificate comes from the keeper (self-managed/), else from the files.
+  let selfManaged: SelfManagedServing | undefined;
+  let tls: TlsFilesConfig | { cert: string; key: string };
+  if ('selfManaged' in config.tls) {
+    selfManaged = selfManagedServing(config.tls.selfManaged, { client, logger, registry });
+    tls = selfManaged.tls;
+  } else {
+    tls = config.tls;
+  }
   let server;
   try {
     server = createAdmissionServer({
       webhooks,
       registry,
-      tls: config.tls,
+      tls,
+      ...(selfManaged ? { ready: selfManaged.ready } : {}),
       port: config.port,
       metricsPort: false,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
@@ -75,6 +88,13 @@ await runEntry('kfx-webhook', async () => {
       client?.close();
     },
   });
+  if (selfManaged) {
+    runtime.add(
+      selfManaged.component((pair) => {
+        admission.setTls(pair);
+      }),
+    );
+  }
   runtime.add({
     name: 'admission',
     start: () => admission.start({ metricsPort: runtime.opsPort }),

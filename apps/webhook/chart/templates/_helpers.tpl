@@ -28,7 +28,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
 {{- define "kfx-webhook.secretName" -}}
-{{- default (printf "%s-tls" (include "kfx-webhook.fullname" .)) .Values.tls.secretName -}}
+{{- $suffix := ternary "certs" "tls" (eq .Values.tls.mode "self-managed") -}}
+{{- default (printf "%s-%s" (include "kfx-webhook.fullname" .) $suffix) .Values.tls.secretName -}}
+{{- end -}}
+
+{{/*
+Whether the webhook talks to the API: a handler reads something (see kfx-webhook.apiRules), or
+it keeps its own certificate (tls.mode=self-managed). Only then is a token mounted.
+*/}}
+{{- define "kfx-webhook.usesApi" -}}
+{{- or (ne (include "kfx-webhook.apiRules" . | trim) "") (eq .Values.tls.mode "self-managed") -}}
 {{- end -}}
 
 {{- define "kfx-webhook.certificateName" -}}
@@ -43,6 +52,9 @@ section: its caches would need the API rights the chart then does not grant.
 {{- $config := dict "port" .Values.port "metricsPort" .Values.metricsPort "logLevel" .Values.logLevel "shutdownTimeoutMs" .Values.shutdownTimeoutMs -}}
 {{- $tls := dict "certFile" "/etc/kfx-webhook/tls/tls.crt" "keyFile" "/etc/kfx-webhook/tls/tls.key" -}}
 {{- if .Values.tls.clientCaConfigMap }}{{ $_ := set $tls "clientCaFile" "/etc/kfx-webhook/client-ca/ca.crt" }}{{ end -}}
+{{- if eq .Values.tls.mode "self-managed" -}}
+{{- $tls = dict "selfManaged" (include "kfx-webhook.selfManaged" . | fromYaml) -}}
+{{- end -}}
 {{- $_ := set $config "tls" $tls -}}
 {{- if .Values.limits }}{{ $_ := set $config "limits" .Values.limits }}{{ end -}}
 {{- if and .Values.proxyInjector.enabled .Values.proxyInjector.config }}{{ $_ := set $config "proxyInjector" .Values.proxyInjector.config }}{{ end -}}
@@ -194,4 +206,32 @@ ones each time.
 {{- $_ := set .Values.tls "_generated" (dict "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc) "ca" ($ca.Cert | b64enc) "caBundle" ($bundle | b64enc) "notAfter" $end) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+
+
+{{/*
+tls.mode=self-managed: the configuration's tls.selfManaged. The webhook keeps its certificate in
+the Secret the chart renders empty (secret-self-managed.yaml) and the caBundle of the webhook
+configuration, for the Service's names.
+*/}}
+{{- define "kfx-webhook.selfManaged" -}}
+{{- $fullname := include "kfx-webhook.fullname" . -}}
+{{- $settings := .Values.tls.selfManaged -}}
+{{- if .Values.tls.clientCaConfigMap -}}
+{{- fail "tls.clientCaConfigMap: not with tls.mode=self-managed, whose certificate is kept through the API, not read from files; use tls.mode=cert-manager or secret for client certificates" -}}
+{{- end -}}
+{{- if ge (int $settings.renewBeforeDays) (int $settings.durationDays) -}}
+{{- fail (printf "tls.selfManaged.renewBeforeDays: expected fewer days than durationDays (%d), got %d" (int $settings.durationDays) (int $settings.renewBeforeDays)) -}}
+{{- end -}}
+secret:
+  namespace: {{ .Release.Namespace }}
+  name: {{ include "kfx-webhook.secretName" . }}
+webhookConfiguration: {{ $fullname }}
+dnsNames:
+  - {{ $fullname }}.{{ .Release.Namespace }}.svc
+  - {{ $fullname }}.{{ .Release.Namespace }}.svc.cluster.local
+durationDays: {{ int $settings.durationDays }}
+renewBeforeDays: {{ int $settings.renewBeforeDays }}
+checkIntervalSeconds: {{ int $settings.checkIntervalSeconds }}
+caPropagationSeconds: {{ int $settings.caPropagationSeconds }}
 {{- end -}}

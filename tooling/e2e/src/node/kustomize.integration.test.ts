@@ -1,12 +1,13 @@
 // The kustomize bases (apps/*/kustomize) deployed as their READMEs say, on a real node. In a
 // folder beside the clone (kfx/): the webhook's config.yaml (the base's, with the user's proxy)
-// and the kustomization without cert-manager of docs/webhook/kustomize.md (its NetworkPolicy
-// patch naming the address the apiserver calls from here), then its commands word for word:
-// `kfx webhook certificate` writes the Secret and ca.crt, `kubectl apply -k .` the rest.
-// The webhook's Pods, from the image `npm run images` builds, get ready with that Secret, and a
-// Pod created in another namespace is injected: the apiserver called the webhook through its
-// Service and trusted the CA that kustomize alone put into caBundle. The controller's base,
-// applied as its README says, converges a Profile.
+// and the README's kustomization of the base (its NetworkPolicy patch naming the address the
+// apiserver calls from here), then its command word for word: `kubectl apply -k .`. The base
+// runs in self-managed TLS: the webhook's Pods, from the image `npm run images` builds, fill
+// the empty Secret the base renders, put its CA into every caBundle and get ready, and a Pod
+// created in another namespace is injected: the apiserver called the webhook through its
+// Service and trusted the CA the webhook wrote. The README's cert-manager kustomization builds
+// (this node has no cert-manager). The controller's base, applied as its README says,
+// converges a Profile.
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSettledNamespace, getJson, listJson } from '../cluster.js';
+import { createSettledNamespace, getJson } from '../cluster.js';
 import { readGuide } from '../guide.js';
 import { runGuideCommands } from '../guide-commands.js';
 import { commandLines } from '../shell-words.js';
@@ -32,10 +33,9 @@ import { expectProfileConverged } from './profile-convergence.js';
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const NAMESPACE = 'kubeflow';
 const PROXY = 'http://proxy.corp.example:3128';
-/** The apiserver address in the guides' NetworkPolicy patch, which the user replaces. */
+/** The apiserver address in the README's NetworkPolicy patch, which the user replaces. */
 const GUIDE_CIDR = '10.0.0.10/32';
 const webhookReadme = readGuide(join(root, 'apps/webhook/README.md'));
-const webhookKustomize = readGuide(join(root, 'docs/webhook/kustomize.md'));
 const controllerReadme = readGuide(join(root, 'apps/controller/README.md'));
 const noImages = realNodeAvailable ? await containersUnavailable() : undefined;
 const title = noImages
@@ -52,16 +52,17 @@ const write = (file: string, text: string) => {
   writeFileSync(join(work, file), text);
 };
 /**
- * The user's kustomization: the guide's, with the address their kube-apiserver calls webhooks
+ * The user's kustomization: the README's, with the address their kube-apiserver calls webhooks
  * from in the NetworkPolicy's patch (here the host's address on the node's network).
  */
 const withApiServer = (kustomization: string) => {
-  if (!kustomization.includes(GUIDE_CIDR)) throw new Error(`no ${GUIDE_CIDR} in the guide's block`);
+  if (!kustomization.includes(GUIDE_CIDR))
+    throw new Error(`no ${GUIDE_CIDR} in the README's block`);
   return kustomization.replaceAll(GUIDE_CIDR, `${env?.node?.hostIp ?? ''}/32`);
 };
-/** The user's config.yaml: the base's, with their proxy. */
-const userConfig = () =>
-  readFileSync(join(root, 'apps/webhook/kustomize/base/config.yaml'), 'utf8').replaceAll(
+/** The user's config.yaml: the one of the folder they deploy, with their proxy. */
+const userConfig = (folder: 'base' | 'overlays/cert-manager') =>
+  readFileSync(join(root, 'apps/webhook/kustomize', folder, 'config.yaml'), 'utf8').replaceAll(
     'http://proxy.example.com:3128',
     PROXY,
   );
@@ -82,37 +83,44 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
   });
 
   it('builds the README’s cert-manager kustomization with the user’s configuration', async () => {
-    write('config.yaml', userConfig());
-    write('kustomization.yaml', webhookReadme.text('kustomization-cert-manager'));
+    write('config.yaml', userConfig('overlays/cert-manager'));
+    write('kustomization.yaml', withApiServer(webhookReadme.text('kustomization-cert-manager')));
     const objects = await buildKustomization(work);
     const config = objects.find((o) => o.kind === 'ConfigMap');
     expect(JSON.stringify(config?.data)).toContain(PROXY);
     const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
     expect(deployment).toContain(`"configMap":{"name":"${config?.metadata?.name ?? ''}"}`);
-    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['Certificate', 'Issuer']));
+    expect(objects.map((o) => o.kind)).toEqual(
+      expect.arrayContaining(['Certificate', 'Issuer', 'NetworkPolicy']),
+    );
   });
 
-  it('serves the webhook with the certificate of kfx webhook certificate and injects a Pod', async () => {
-    write('config.yaml', userConfig());
-    write('kustomization.yaml', withApiServer(webhookKustomize.text('kustomization-ca-file')));
-    await runGuideCommands(commandLines(webhookKustomize.text('apply-ca-file')), {
+  it('serves the webhook with the certificate it keeps itself and injects a Pod', async () => {
+    write('config.yaml', userConfig('base'));
+    write('kustomization.yaml', withApiServer(webhookReadme.text('kustomization-base')));
+    await runGuideCommands(commandLines(webhookReadme.text('apply-base')), {
       cwd: work,
       kubeconfigPath: kubeconfig(),
     });
+    // Ready only once the webhook configuration trusts the certificate they serve.
     const deployment = await readyDeployment(kubeconfig(), 'kfx-webhook', NAMESPACE);
     expect(images).toContain(deployment.spec?.template.spec?.containers[0]?.image);
-    // Every webhook trusts the CA in ca.crt; the Secret it came through stayed local.
+    // The Secret the base made empty holds their certificate; every webhook trusts its CA.
+    const secret = await getJson<{ data?: Record<string, string> }>(
+      kubeconfig(),
+      ['secret', 'kfx-webhook-certs'],
+      NAMESPACE,
+    );
+    const ca = Buffer.from(secret.data?.['ca.crt'] ?? '', 'base64').toString();
+    expect(ca).toContain('-----BEGIN CERTIFICATE-----');
     const hooks = await getJson<{ webhooks: { clientConfig: { caBundle?: string } }[] }>(
       kubeconfig(),
       ['mutatingwebhookconfiguration', 'kfx-webhook'],
     );
-    const ca = readFileSync(join(work, 'ca.crt'), 'utf8');
     expect(hooks.webhooks).toHaveLength(2);
     for (const hook of hooks.webhooks) {
       expect(Buffer.from(hook.clientConfig.caBundle ?? '', 'base64').toString()).toBe(ca);
     }
-    const local = ['secrets', '-A', '--field-selector=metadata.name=kfx-webhook-ca'];
-    expect(await listJson(kubeconfig(), local)).toEqual([]);
     // Only the apiserver may reach the webhook port: the policy holds its address.
     const policy = await getJson<{ spec: { ingress: unknown[] } }>(
       kubeconfig(),
