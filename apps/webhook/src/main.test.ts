@@ -54,6 +54,24 @@ describe('kfx-webhook', () => {
     });
   });
 
+  it('exits 1 and says what it needs when tls.selfManaged has no API access', async () => {
+    const file = join(dir, 'self-managed.yaml');
+    const selfManaged = {
+      secret: { namespace: 'kubeflow', name: 'kfx-webhook-certs' },
+      webhookConfiguration: 'kfx-webhook',
+      dnsNames: ['kfx-webhook.kubeflow.svc'],
+    };
+    await writeFile(file, JSON.stringify({ port: 0, metricsPort: 0, tls: { selfManaged } }));
+    // No kubeconfig anywhere, and not in a Pod.
+    const env = { PATH: process.env.PATH ?? '', HOME: dir };
+    await expect(run(process.execPath, [main, '--config', file], { env })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'kfx-webhook: tls.selfManaged needs API access to its Secret and webhook configuration',
+      ) as unknown,
+    });
+  });
+
   it('exits 2 and names a configuration file it cannot read', async () => {
     const file = join(dir, 'missing.yaml');
     await expect(run(process.execPath, [main, '--config', file])).rejects.toMatchObject({
