@@ -175,6 +175,27 @@ describe('appliedSkeleton', () => {
     expect(skeleton.metadata?.ownerReferences).toHaveLength(16);
   });
 
+  it('keeps no owner reference longer than a real owner’s, which the API server accepts', () => {
+    const long = live();
+    if (long.metadata) {
+      long.metadata.ownerReferences = Array.from({ length: 16 }, (_, i) => ({
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'Profile',
+        name: `p${i}`.padEnd(60_000, 'x'),
+        uid: `u${i}`.padEnd(20_000, 'u'),
+      }));
+      long.metadata.ownerReferences.push({
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'Profile',
+        name: 'team-a',
+        uid: 'p1',
+      });
+    }
+    const skeleton = appliedSkeleton('kfx-controller', { ownerKinds: ['Profile'] })(long);
+    expect(skeleton.metadata?.ownerReferences?.map((o) => o.name)).toEqual(['team-a']);
+    expect(JSON.stringify(skeleton).length).toBeLessThan(600);
+  });
+
   it('of a metadata-only cache has no digest, and tells each version apart', () => {
     const skeleton = appliedSkeleton('kfx-controller', { metadataOnly: true });
     const first = skeleton(live());

@@ -37,6 +37,12 @@ type Path = readonly string[];
 
 /** Owner references a skeleton keeps at most: more is no object a controller made. */
 const MAX_OWNERS = 16;
+/**
+ * The longest owner name (an object name) and uid (a UUID is 36 characters) a skeleton keeps:
+ * the API server checks neither, and a reference longer than these names no real owner.
+ */
+const MAX_OWNER_NAME = 253;
+const MAX_OWNER_UID = 64;
 
 export interface AppliedSkeletonFields extends Omit<SkeletonFields, 'ownerReferences'> {
   /** Keep the owner references of these kinds (at most 16). Default none. */
@@ -63,7 +69,12 @@ export function appliedSkeleton(
   return (object) => {
     const kept = skeleton(object);
     const owners = (object.metadata?.ownerReferences ?? [])
-      .filter((owner) => kinds.has(owner.kind))
+      .filter(
+        (owner) =>
+          kinds.has(owner.kind) &&
+          owner.name.length <= MAX_OWNER_NAME &&
+          owner.uid.length <= MAX_OWNER_UID,
+      )
       .slice(0, MAX_OWNERS)
       .map(({ apiVersion, kind, name, uid, controller }): OwnerReference => ({
         apiVersion: intern(apiVersion),
