@@ -34,10 +34,10 @@ export default defineConfig(
   },
   {
     // The exposer's layers: commands/ (the typed functions index.ts exports) is built on proxy/,
-    // token/, check/, env/, manifests/ and the modules beside them, never the reverse; what they
+    // door/, token/, check/, env/, manifests/ and the modules beside them, never the reverse; what they
     // share with the commands (options-error.ts) sits below both.
     files: [
-      'packages/kube-api-exposer/src/{proxy,token,check,env,manifests}/**/*.ts',
+      'packages/kube-api-exposer/src/{proxy,door,token,check,env,manifests}/**/*.ts',
       'packages/kube-api-exposer/src/*.ts',
     ],
     ignores: ['packages/kube-api-exposer/src/index.ts'],

@@ -55,6 +55,9 @@ const manifestsSchema = z
       .min(1)
       .default([...DEFAULT_ALLOWED_PREFIXES]),
     upgrades: z.boolean().default(true),
+    remoteNodes: z.array(z.string().min(1, { message: 'expected a node name' })).default([]),
+    remoteNamespaces: z.array(labelName).default([]),
+    tlsSecret: labelName.optional(),
     format: z.enum(['yaml', 'helm'], { message: 'expected yaml or helm' }).default('yaml'),
     output: z.string().min(1).optional(),
   })
@@ -78,6 +81,19 @@ const manifestsSchema = z
       path: ['caDuration'],
     },
   )
+  .refine((o) => o.remoteNodes.length === 0 || o.remoteNamespaces.length > 0, {
+    message:
+      'the namespaces of the remote workloads, where the proxy may read Pods and request tokens: at least one with `remoteNodes`',
+    path: ['remoteNamespaces'],
+  })
+  .refine((o) => o.remoteNamespaces.length === 0 || o.remoteNodes.length > 0, {
+    message: 'only with `remoteNodes`',
+    path: ['remoteNamespaces'],
+  })
+  .refine((o) => o.tlsSecret === undefined || o.issuer === undefined, {
+    message: 'not with `issuer`: the certificate is either yours or cert-manager’s',
+    path: ['tlsSecret'],
+  })
   .refine((o) => o.format === 'yaml' || o.output !== undefined, {
     message: 'a Helm chart is a directory: give `output` DIR',
     path: ['output'],
@@ -112,6 +128,9 @@ export function manifestSettings(options: RenderManifestsOptions): {
       renewBefore: o.renewBefore,
       allowPaths: o.allowPath,
       upgrades: o.upgrades,
+      remoteNodes: o.remoteNodes,
+      remoteNamespaces: o.remoteNamespaces,
+      tlsSecret: o.tlsSecret,
     },
     format: o.format,
     output: o.output,

@@ -27,6 +27,7 @@ function table(name: string): Map<string, string> {
 /** A default as the page writes it: code, strings quoted as in TypeScript. */
 function shown(value: unknown): string {
   if (typeof value === 'string') return `\`'${value}'\``;
+  if (Array.isArray(value)) return `\`[${value.map((entry) => `'${String(entry)}'`).join(', ')}]\``;
   if (typeof value === 'object' && value !== null) {
     const fields = Object.entries(value).map(([key, field]) =>
       typeof field === 'string' ? `${key}: '${field}'` : `${key}: ${String(field)}`,

@@ -21,6 +21,9 @@ export const SERVE_DEFAULTS = {
   tlsReloadInterval: 10,
   shutdownGrace: 10,
   logLevel: 'info',
+  remoteNodes: [],
+  podTokens: 'remote',
+  exchangeLifetime: 600,
 } as const;
 
 const D = SERVE_DEFAULTS;
@@ -60,6 +63,18 @@ export const serveSchema = z
     maxConnectionsPerIdentity: count(1, 1_000_000).optional(),
     maxUnauthenticatedConnections: count(1, 1_000_000).optional(),
     maxUnauthenticatedConnectionsPerSource: count(1, 1_000_000).optional(),
+    /** The nodes of remote workloads (interLink's virtual nodes): their Pods' tokens come in. */
+    remoteNodes: z
+      .array(z.string().min(1, { message: 'expected a node name' }))
+      .default([...D.remoteNodes]),
+    /** `remote`: a Pod-bound token passes only for a Pod on `remoteNodes`; `any`: as it is. */
+    podTokens: z.enum(['remote', 'any']).default(D.podTokens),
+    /** Lifetime asked for the token forwarded in place of a remote Pod's. */
+    exchangeLifetime: seconds(600, 86_400).default(D.exchangeLifetime),
+    /** The audiences the apiserver accepts (`--api-audiences`); default its issuer. */
+    apiAudiences: z.array(z.string().min(1)).min(1).optional(),
+    /** Credentials for the exposer's own calls (the door); default the Pod's service account. */
+    identityKubeconfig: z.string().optional(),
     /** Plain-HTTP /healthz, /readyz and /metrics; `false` switches them off. */
     metrics: z
       .union([

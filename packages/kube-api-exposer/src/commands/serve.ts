@@ -2,13 +2,14 @@
 // health and metrics endpoints on a separate plain-HTTP port for probes and Prometheus, on
 // kube-runtime's Runtime: `run()` serves until SIGTERM (SIGHUP re-reads the certificates),
 // drains and gives the exit code, as kfx-webhook and kfx-controller do.
-import { Runtime } from '@kfx/kube-runtime/serving';
+import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime/client';
+import { messageOf, Runtime } from '@kfx/kube-runtime/serving';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { startProxyServer, type ProxyServer } from '../proxy/server.js';
 import { resolveUpstream } from '../proxy/upstream.js';
-import { listenFailure } from '../options-error.js';
+import { listenFailure, unusableOption } from '../options-error.js';
 import { validateOptions } from './validate-options.js';
 import { resolveCaps } from './serve-caps.js';
 import { serveSchema } from './serve-options.js';
@@ -48,6 +49,7 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
   const upstream = resolveUpstream(opts);
   const caps = resolveCaps(opts);
   const { metrics } = opts;
+  const doorClient = identityClient(opts, logger);
   const runtime = new Runtime({
     name: 'kfx expose-api serve',
     logger,
@@ -77,12 +79,20 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
         maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight,
         maxConnections: opts.maxConnections,
         ...caps,
+        remoteNodes: opts.remoteNodes,
+        podTokens: opts.podTokens,
+        client: doorClient,
+        exchangeLifetimeSeconds: opts.exchangeLifetime,
+        apiAudiences: opts.apiAudiences,
         tlsReloadIntervalMs: opts.tlsReloadInterval * 1000,
         logger,
         registry,
       });
     },
-    stop: () => proxy?.close(opts.shutdownGrace * 1000),
+    stop: async () => {
+      await proxy?.close(opts.shutdownGrace * 1000);
+      doorClient?.close();
+    },
     ready: () => proxy?.checkUpstream() ?? { ok: false, reasons: ['the proxy is starting'] },
     reload: () => proxy?.reloadTls(),
   });
@@ -95,6 +105,8 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
       upstream: upstream.source,
       allowPath: opts.allowPath,
       upgrades: opts.upgrades,
+      remoteNodes: opts.remoteNodes,
+      podTokens: opts.podTokens,
       ops: runtime.opsUrl,
       limits: {
         maxConnections: opts.maxConnections,
@@ -117,4 +129,32 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
     closed: runtime.done.catch(() => undefined),
     run: () => runtime.run(),
   };
+}
+
+/**
+ * The exposer's own credentials, for the door's calls only (the keys that sign tokens, remote
+ * Pods, TokenRequests); never sent with a caller's request. Needed only with `remoteNodes`.
+ */
+function identityClient(
+  opts: { remoteNodes: readonly string[]; identityKubeconfig?: string | undefined },
+  logger: Logger,
+): KubeClient | undefined {
+  if (opts.remoteNodes.length === 0) return undefined;
+  const file = opts.identityKubeconfig;
+  try {
+    const kc =
+      file === undefined
+        ? loadKubeConfig({ inCluster: true })
+        : loadKubeConfig({ kubeconfig: file });
+    return KubeClient.fromKubeConfig(kc, { logger: logger.child({ component: 'door' }) });
+  } catch (error) {
+    throw unusableOption(
+      'serve',
+      file === undefined ? 'remoteNodes' : 'identityKubeconfig',
+      file === undefined
+        ? `the door of remote nodes needs credentials of the exposer's own: run it in a Pod (its ServiceAccount) or give \`identityKubeconfig\` (${messageOf(error)})`
+        : messageOf(error),
+      error,
+    );
+  }
 }

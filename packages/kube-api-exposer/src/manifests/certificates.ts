@@ -23,6 +23,8 @@ export interface CertManagerObject {
 const ECDSA = { algorithm: 'ECDSA', size: 256 };
 
 export function certificates(s: ManifestSettings): CertManagerObject[] {
+  // A certificate of the user's own: nothing for cert-manager to do.
+  if (s.tlsSecret !== undefined) return [];
   const objects: CertManagerObject[] = [];
   let issuerRef: Record<string, string>;
   if (s.issuer === undefined) {

@@ -24,7 +24,9 @@ function chartValues(s: ManifestSettings) {
       nodePort: s.nodePort ?? null,
     },
     ingress: { enabled: s.expose === 'ingress', className: s.ingressClass },
+    remoteWorkloads: { nodes: [...s.remoteNodes], namespaces: [...s.remoteNamespaces] },
     certificate: {
+      existingSecret: s.tlsSecret ?? '',
       ipAddresses,
       dnsNames,
       duration: s.certDuration,
@@ -44,9 +46,13 @@ const VALUES_HEADER = `# Values of the kfx-expose-api chart. The defaults are th
 # service.type     LoadBalancer, NodePort, or ClusterIP (with ingress.enabled)
 # service.port     the port clients connect to; service.nodePort pins a NodePort
 # ingress          an ingress-nginx Ingress that re-encrypts to the proxy (className)
+# remoteWorkloads  nodes: remote nodes (interLink's virtual nodes) whose Pods' tokens come in,
+#                  exchanged for short-lived ones; namespaces: where their Pods run (the proxy
+#                  may read Pods and request tokens there, and nowhere else)
 # certificate      SANs of the serving certificate (the external IPs and DNS names), its
 #                  duration and renewBefore, the self-signed CA's caDuration, or an existing
-#                  cert-manager issuer: {kind: ClusterIssuer, name: my-ca}
+#                  cert-manager issuer: {kind: ClusterIssuer, name: my-ca}; existingSecret: a
+#                  Secret of yours (tls.crt, tls.key, ca.crt) instead of cert-manager's
 `;
 
 export function helmChart(s: ManifestSettings, options: ChartOptions): Record<string, string> {

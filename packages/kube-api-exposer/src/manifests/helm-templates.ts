@@ -30,7 +30,8 @@ metadata:
 automountServiceAccountToken: false
 `;
 
-const certificates = `{{- $issuerRef := dict "group" "cert-manager.io" "kind" "Issuer" "name" (printf "%s-ca" .Release.Name) }}
+const certificates = `{{- if not .Values.certificate.existingSecret }}
+{{- $issuerRef := dict "group" "cert-manager.io" "kind" "Issuer" "name" (printf "%s-ca" .Release.Name) }}
 {{- if .Values.certificate.issuer.name }}
 {{- $issuerRef = dict "group" "cert-manager.io" "kind" .Values.certificate.issuer.kind "name" .Values.certificate.issuer.name }}
 {{- else }}
@@ -100,6 +101,7 @@ spec:
     rotationPolicy: Always
   issuerRef:
     {{- toYaml $issuerRef | nindent 4 }}
+{{- end }}
 `;
 
 const deployment = `apiVersion: apps/v1
@@ -118,8 +120,9 @@ spec:
         {{- include "kfx-expose-api.labels" . | nindent 8 }}
     spec:
       serviceAccountName: {{ .Release.Name }}
-      # No API credential in the Pod: the proxy forwards its callers' tokens only.
-      automountServiceAccountToken: false
+      # No API credential in the Pod (the proxy forwards its callers' tokens only), but with
+      # remote nodes: the door's own calls (never forwarded).
+      automountServiceAccountToken: {{ if .Values.remoteWorkloads.nodes }}true{{ else }}false{{ end }}
       securityContext:
         runAsNonRoot: true
         runAsUser: 65532
@@ -144,6 +147,9 @@ spec:
             {{- end }}
             {{- if not .Values.upgrades }}
             - --no-upgrades
+            {{- end }}
+            {{- range .Values.remoteWorkloads.nodes }}
+            - --remote-node={{ . }}
             {{- end }}
           ports:
             - name: https
@@ -189,7 +195,7 @@ spec:
         # A folder mount, never subPath: renewed certificates must reach the Pod.
         - name: tls
           secret:
-            secretName: {{ .Release.Name }}-tls
+            secretName: {{ .Values.certificate.existingSecret | default (printf "%s-tls" .Release.Name) }}
             defaultMode: 288 # 0440
         - name: kube-ca
           configMap:
@@ -256,7 +262,7 @@ ${annotationLines}
 spec:
   ingressClassName: {{ .Values.ingress.className }}
   tls:
-    - secretName: {{ .Release.Name }}-tls
+    - secretName: {{ .Values.certificate.existingSecret | default (printf "%s-tls" .Release.Name) }}
       {{- with .Values.certificate.dnsNames }}
       hosts:
         {{- toYaml . | nindent 8 }}
@@ -283,10 +289,47 @@ spec:
 {{- end }}
 `;
 
+const remoteAccess = `{{- $root := . }}
+{{- range .Values.remoteWorkloads.namespaces }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $root.Release.Name }}-remote-workloads
+  namespace: {{ . }}
+  labels:
+    {{- include "kfx-expose-api.labels" $root | nindent 4 }}
+rules:
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [get]
+  - apiGroups: [""]
+    resources: [serviceaccounts/token]
+    verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $root.Release.Name }}-remote-workloads
+  namespace: {{ . }}
+  labels:
+    {{- include "kfx-expose-api.labels" $root | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $root.Release.Name }}-remote-workloads
+subjects:
+  - kind: ServiceAccount
+    name: {{ $root.Release.Name }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
+`;
+
 /** Template files by path inside the chart. */
 export const HELM_TEMPLATES: Readonly<Record<string, string>> = {
   'templates/_helpers.tpl': helpers,
   'templates/serviceaccount.yaml': serviceAccount,
+  'templates/remote-access.yaml': remoteAccess,
   'templates/certificates.yaml': certificates,
   'templates/deployment.yaml': deployment,
   'templates/poddisruptionbudget.yaml': podDisruptionBudget,

@@ -54,7 +54,21 @@ const VARIANTS: Record<string, Omit<RenderManifestsOptions, 'image'>> = {
     upgrades: false,
     allowPath: ['/api', '/apis/batch'],
   },
+  // The remote namespace is the file's own (the dry run needs it to exist): see namespaced().
+  'NodePort, remote nodes, a certificate of my own': {
+    externalAddress: ['198.51.100.7'],
+    expose: 'nodeport',
+    remoteNodes: ['interlink-slurm', 'interlink-htcondor'],
+    remoteNamespaces: ['REMOTE'],
+    tlsSecret: 'my-exposer-tls',
+  },
 };
+
+/** A variant's options with the file's namespace for the remote one. */
+const namespaced = (options: Omit<RenderManifestsOptions, 'image'>) => ({
+  ...options,
+  ...(options.remoteNamespaces ? { remoteNamespaces: [env.namespace] } : {}),
+});
 
 /** Server-side apply as a dry run with strict field validation: nothing is stored. */
 async function dryRunApply(object: Obj): Promise<void> {
@@ -75,7 +89,7 @@ describe('rendered manifests', () => {
     it(`are accepted by the apiserver under strict validation: ${variant}`, async () => {
       // Into the file's namespace: a dry run of namespaced objects needs theirs to exist.
       const { objects } = await renderManifests({
-        ...options,
+        ...namespaced(options),
         image: IMAGE,
         namespace: env.namespace,
       });
@@ -89,7 +103,7 @@ describe('rendered manifests', () => {
     it(`render the same objects through helm template: ${variant}`, async () => {
       const chart = join(scratch, variant.replace(/\W+/g, '-'));
       const { objects } = await renderManifests({
-        ...options,
+        ...namespaced(options),
         image: IMAGE,
         format: 'helm',
         output: chart,
@@ -99,7 +113,7 @@ describe('rendered manifests', () => {
       );
       const stdout = await helm(['template', 'kfx-expose-api', chart, '--namespace', 'kfx-system']);
       const fromHelm = parseYamlDocuments<Obj>(stdout, `helm template kfx-expose-api ${chart}`);
-      const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
+      const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
       const sorted = (list: Obj[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
       expect(sorted(fromHelm)).toEqual(sorted(objects as Obj[]));
     });

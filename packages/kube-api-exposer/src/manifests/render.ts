@@ -4,11 +4,13 @@ import { stringify } from 'yaml';
 import { certificates } from './certificates.js';
 import { ingress, service } from './exposure.js';
 import type { ManifestSettings } from './settings.js';
+import { remoteAccess } from './remote-access.js';
 import { deployment, podDisruptionBudget, serviceAccount } from './workload.js';
 
 export function manifestObjects(s: ManifestSettings): object[] {
   const objects: (object | undefined)[] = [
     serviceAccount(s),
+    ...remoteAccess(s),
     ...certificates(s),
     deployment(s),
     podDisruptionBudget(s),

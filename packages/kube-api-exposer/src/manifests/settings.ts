@@ -23,6 +23,12 @@ export interface ManifestSettings {
   renewBefore: string;
   allowPaths: readonly string[];
   upgrades: boolean;
+  /** Remote nodes whose Pods' tokens come in (serve's `remoteNodes`). */
+  remoteNodes: readonly string[];
+  /** Namespaces of the remote workloads: where the proxy may read Pods and request tokens. */
+  remoteNamespaces: readonly string[];
+  /** An existing Secret with the serving certificate; undefined: cert-manager issues one. */
+  tlsSecret: string | undefined;
 }
 
 /** Port the proxy listens on inside the Pod, and the one for probes and metrics. */
@@ -32,7 +38,8 @@ export const METRICS_PORT = 9090;
 export const TLS_DIR = '/etc/kfx-expose-api/tls';
 export const KUBE_CA_DIR = '/etc/kfx-expose-api/kube-ca';
 
-export const servingSecretName = (s: Pick<ManifestSettings, 'name'>) => `${s.name}-tls`;
+export const servingSecretName = (s: Pick<ManifestSettings, 'name' | 'tlsSecret'>) =>
+  s.tlsSecret ?? `${s.name}-tls`;
 export const caSecretName = (s: Pick<ManifestSettings, 'name'>) => `${s.name}-ca`;
 
 export function selectorLabels(s: Pick<ManifestSettings, 'name'>): Record<string, string> {

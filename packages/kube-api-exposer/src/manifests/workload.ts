@@ -1,6 +1,8 @@
-// The proxy's ServiceAccount, Deployment and PodDisruptionBudget. The Pod carries no API
-// credential at all (automountServiceAccountToken: false): it trusts the apiserver through the
-// kube-root-ca.crt ConfigMap, so the proxy cannot lend an identity even by mistake.
+// The proxy's ServiceAccount, Deployment and PodDisruptionBudget. Without remote nodes the Pod
+// carries no API credential at all (automountServiceAccountToken: false): it trusts the
+// apiserver through the kube-root-ca.crt ConfigMap, so the proxy cannot lend an identity even by
+// mistake. With remote nodes its ServiceAccount's token is mounted, for the door's own calls
+// only (remote-access.ts holds its rights); it is never forwarded.
 import type {
   V1Deployment,
   V1PodDisruptionBudget,
@@ -30,7 +32,7 @@ export function serviceAccount(s: ManifestSettings): V1ServiceAccount {
   };
 }
 
-function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades'>): string[] {
+function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades' | 'remoteNodes'>): string[] {
   return [
     'expose-api',
     'serve',
@@ -41,6 +43,7 @@ function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades'>): string
     `--metrics-listen=0.0.0.0:${METRICS_PORT}`,
     ...s.allowPaths.map((p) => `--allow-path=${p}`),
     ...(s.upgrades ? [] : ['--no-upgrades']),
+    ...s.remoteNodes.map((node) => `--remote-node=${node}`),
   ];
 }
 
@@ -61,7 +64,7 @@ export function deployment(s: ManifestSettings): V1Deployment {
         metadata: { labels: labels(s) },
         spec: {
           serviceAccountName: s.name,
-          automountServiceAccountToken: false,
+          automountServiceAccountToken: s.remoteNodes.length > 0,
           securityContext: {
             runAsNonRoot: true,
             runAsUser: NONROOT,

@@ -53,6 +53,7 @@ describe('requestCredential', () => {
   it('reads the token of a WebSocket subprotocol, when the apiserver would', () => {
     expect(requestCredential(webSocket(`${protocolToken('abc')}, base64.channel.k8s.io`))).toEqual({
       token: 'abc',
+      inSubprotocol: true,
     });
     // Alone (nothing to answer with), twice, or not base64url: the apiserver refuses it (401).
     expect(requestCredential(webSocket(protocolToken('abc')))).toEqual({});
@@ -75,6 +76,6 @@ describe('requestCredential', () => {
     expect(requestCredential(twice).refused).toContain('more than one Authorization header');
     // A header the apiserver reads as no token leaves the subprotocol's.
     const disguised = webSocket(`${protocolToken('a')}, base64.channel.k8s.io`, 'Bearer\tb');
-    expect(requestCredential(disguised)).toEqual({ token: 'a' });
+    expect(requestCredential(disguised)).toEqual({ token: 'a', inSubprotocol: true });
   });
 });

@@ -12,11 +12,11 @@ import type { IncomingMessage } from 'node:http';
 
 export type RequestCredential =
   /** Nothing the apiserver would authenticate: the caller is anonymous. */
-  | { token?: undefined; refused?: undefined }
-  /** A bearer token, exactly as the apiserver will read it. */
-  | { token: string; refused?: undefined }
+  | { token?: undefined; inSubprotocol?: undefined; refused?: undefined }
+  /** A bearer token, exactly as the apiserver will read it, and whether a subprotocol carried it. */
+  | { token: string; inSubprotocol: boolean; refused?: undefined }
   /** Ambiguous: answered 400 with this message, never forwarded. */
-  | { token?: undefined; refused: string };
+  | { token?: undefined; inSubprotocol?: undefined; refused: string };
 
 const WEBSOCKET_TOKEN_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 /** Go's strings.TrimSpace, on the characters both sides see the same in a header value. */
@@ -90,6 +90,6 @@ export function requestCredential(
         'two credentials: an Authorization bearer token and a WebSocket subprotocol token; send one',
     };
   }
-  const token = bearer ?? webSocket.token;
-  return token === undefined ? {} : { token };
+  if (bearer !== undefined) return { token: bearer, inSubprotocol: false };
+  return webSocket.token === undefined ? {} : { token: webSocket.token, inSubprotocol: true };
 }

@@ -21,6 +21,7 @@ import { inflightClass, type InflightLimits } from './inflight.js';
 import type { LongRunningLimits } from './long-running.js';
 import { streamKind, type ProxyMetrics } from './metrics.js';
 import type { ProvenTokens } from './proven-tokens.js';
+import type { Door } from '../door/door.js';
 import type { RefusalLog } from './refusal-log.js';
 import { sendStatus, type ProxyStatus } from './status-response.js';
 import { isStaleConnection, upstreamFailure } from './upstream-errors.js';
@@ -38,10 +39,15 @@ export interface ForwardDeps {
   longRunning: LongRunningLimits;
   connections: ConnectionLimits;
   tokens: ProvenTokens;
+  door: Door;
   refusals: RefusalLog;
   /** Time for a request body to arrive once the head has; 0 for no limit. */
   requestBodyTimeoutMs: number;
 }
+
+/** Why a Pod's token in a WebSocket subprotocol is refused: the door would have to rewrite it. */
+export const POD_TOKEN_IN_SUBPROTOCOL =
+  "a Pod's token must come in the Authorization header through this exposer, not in a WebSocket subprotocol";
 
 /** Pooled upstream sockets already switched to no-delay (each is reused for many requests). */
 const noDelaySet = new WeakSet<object>();
@@ -134,38 +140,62 @@ export function forwardRequest(
     refuse({ code: 400, message: credential.refused }, true);
     return;
   }
-  const inflight = inflightClass(method, kind, withBody);
-  if (inflight !== undefined) {
-    release = deps.inflight.tryAcquire(inflight);
-    if (release === undefined) {
-      refuse(deps.inflight.refusal(inflight));
-      return;
-    }
-    forward();
+  // A Pod's token is judged by the door first; it may go on as another token.
+  const jwt = credential.token === undefined ? undefined : deps.door.concerns(credential.token);
+  if (jwt === undefined) {
+    place(credential.token);
     return;
   }
-  // Long-running, so without a body: nothing arrives while the token is checked.
-  const longRunning = (identity: CallerIdentity) => {
-    const place = deps.longRunning.tryAcquire(identity);
-    if (place.refused !== undefined) {
-      metrics.longRunningRefused.inc({ limit: place.refused.limit });
-      refuse(place.refused.status);
-      return;
-    }
-    release = place.release;
-    forward();
-  };
-  if (credential.token === undefined) {
-    longRunning(callerIdentity(undefined));
+  if (credential.inSubprotocol) {
+    refuse({ code: 400, message: POD_TOKEN_IN_SUBPROTOCOL }, true);
     return;
   }
-  void deps.tokens.identify(credential.token).then((check) => {
+  void deps.door.admit(jwt, request.socket.remoteAddress).then((admission) => {
     if (closed) return;
-    if (check.refused !== undefined) refuse(check.refused);
-    else longRunning(check.identity);
+    if (admission.refused !== undefined) {
+      request.resume();
+      refuse(admission.refused);
+      return;
+    }
+    deps.tokens.vouch(admission.token);
+    place(admission.token);
   });
 
-  function forward(): void {
+  /** Takes the request's place under the in-flight or long-running limits, then forwards it. */
+  function place(token: string | undefined): void {
+    const inflight = inflightClass(method, kind, withBody);
+    if (inflight !== undefined) {
+      release = deps.inflight.tryAcquire(inflight);
+      if (release === undefined) {
+        refuse(deps.inflight.refusal(inflight));
+        return;
+      }
+      forward(token);
+      return;
+    }
+    // Long-running, so without a body: nothing arrives while the token is checked.
+    const longRunning = (identity: CallerIdentity) => {
+      const taken = deps.longRunning.tryAcquire(identity);
+      if (taken.refused !== undefined) {
+        metrics.longRunningRefused.inc({ limit: taken.refused.limit });
+        refuse(taken.refused.status);
+        return;
+      }
+      release = taken.release;
+      forward(token);
+    };
+    if (token === undefined) {
+      longRunning(callerIdentity(undefined));
+      return;
+    }
+    void deps.tokens.identify(token).then((check) => {
+      if (closed) return;
+      if (check.refused !== undefined) refuse(check.refused);
+      else longRunning(check.identity);
+    });
+  }
+
+  function forward(token: string | undefined): void {
     if (withBody && deps.requestBodyTimeoutMs > 0) {
       bodyTimer = setTimeout(() => {
         const message = `the request body did not arrive within ${deps.requestBodyTimeoutMs / 1000} s`;
@@ -186,18 +216,19 @@ export function forwardRequest(
     const headers = requestHeadersFor(request.rawHeaders, request.headers, {
       remoteAddress: request.socket.remoteAddress,
       upstreamHost: pool.host,
+      token: token === credential.token ? undefined : token,
     });
     if (/chunked/i.test(request.headers['transfer-encoding'] ?? ''))
       headers.push('Transfer-Encoding', 'chunked');
     if (withBody) request.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
-    send(headers, !withBody && RETRYABLE_METHODS.has(method));
+    send(headers, token, !withBody && RETRYABLE_METHODS.has(method));
     request.on('error', (error) => {
       failure = `the caller's request broke: ${error.message}`;
       upstreamRequest?.destroy();
     });
   }
 
-  function send(headers: string[], retry: boolean): void {
+  function send(headers: string[], token: string | undefined, retry: boolean): void {
     const upstream = https.request({
       ...pool.connectionOptions(),
       agent: pool.agent,
@@ -219,14 +250,14 @@ export function forwardRequest(
         return;
       }
       const status = upstreamResponse.statusCode ?? 502;
-      if (credential.token !== undefined) deps.tokens.answered(credential.token, status, method);
+      if (token !== undefined) deps.tokens.answered(token, status, method);
       const responseHeaders = responseHeadersFor(
         upstreamResponse.rawHeaders,
         upstreamResponse.headers,
       );
       // The apiserver answered before the whole body came (a refusal): the rest is not waited for.
       if (bodyPending()) responseHeaders.push('Connection', 'close');
-      else if (!authenticated(deps, request, credential.token, status))
+      else if (!authenticated(deps, request, token, status))
         responseHeaders.push('Connection', 'close');
       response.writeHead(status, upstreamResponse.statusMessage, responseHeaders);
       // Watch clients wait for the head before the first event arrives; other heads go out
@@ -245,7 +276,7 @@ export function forwardRequest(
       if (response.destroyed || answered) return;
       if (retry && upstream.reusedSocket && isStaleConnection(error)) {
         // A pooled connection the apiserver had closed: ask again on a fresh one.
-        send(headers, false);
+        send(headers, token, false);
         return;
       }
       if (response.headersSent) {

@@ -3,9 +3,6 @@
 // or X-Real-Ip, on plain requests or upgrades), and impersonation is authorized against the
 // caller's own token, so forwarding Impersonate-* lends nobody more than their token allows.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig, serve, type RunningExposer } from '../index.js';
 import {
@@ -17,18 +14,9 @@ import {
   type Cluster,
   type ProxyPki,
 } from '../testing/fixtures.js';
+import { auditEventFor, auditLogOf } from '../testing/audit-log.js';
 import { call, type Answer } from '../testing/https-client.js';
 import { openWebSocket } from '../testing/websocket.js';
-
-/** The fields of an audit event (audit.k8s.io/v1) these tests read. */
-interface AuditEvent {
-  stage: string;
-  requestURI: string;
-  sourceIPs?: string[];
-  user: { username: string };
-  impersonatedUser?: { username: string };
-  responseStatus?: { code?: number };
-}
 
 /** Where the caller connects from: not the proxy's own address, so the two can be told apart. */
 const CALLER = '127.0.0.2';
@@ -55,7 +43,7 @@ beforeAll(async () => {
   cluster = await joinCluster('exposer-forwarded');
   ns = cluster.namespace;
   // The shared plane's apiserver audits every request into its folder (vitest.config.ts).
-  auditLog = join(cluster.env.dir, 'audit.log');
+  auditLog = auditLogOf(cluster.env.dir);
   await configMapReader(cluster, ns, 'plugin');
   await apply(cluster, [
     {
@@ -117,31 +105,6 @@ const message = (answer: Answer) => (answer.json as { message?: string }).messag
 /** A label selector no other request uses, to find this request's audit event. */
 const marker = () => `probe=${randomBytes(6).toString('hex')}`;
 
-/** The audit event of the request whose URI contains `needle`, once the apiserver wrote it. */
-function auditEventFor(needle: string): Promise<AuditEvent> {
-  return waitFor(
-    () => {
-      let text = '';
-      try {
-        text = readFileSync(auditLog, 'utf8');
-      } catch {
-        // Not written yet.
-      }
-      const found = text
-        .split('\n')
-        .filter((line) => line.includes(needle))
-        .map((line) => JSON.parse(line) as AuditEvent)
-        .find((event) => event.stage !== 'RequestReceived');
-      return Promise.resolve(
-        found === undefined
-          ? { done: false as const, saw: `no audit event for ${needle} yet` }
-          : { done: true as const, value: found },
-      );
-    },
-    { description: `the audit event for ${needle}`, timeoutMs: 30_000 },
-  );
-}
-
 describe('the apiserver records where a caller really is', () => {
   it('sees the address the exposer saw, whatever X-Forwarded-For and X-Real-Ip the caller sends', async () => {
     const selector = marker();
@@ -150,7 +113,7 @@ describe('the apiserver records where a caller really is', () => {
       { ca: pki.ca.cert, token: pluginToken, headers: SPOOFED, localAddress: CALLER },
     );
     expect(answer.status).toBe(200);
-    const event = await auditEventFor(selector);
+    const event = await auditEventFor(auditLog, selector);
     // The caller as the exposer saw it, then the exposer as the apiserver saw it.
     expect(event.sourceIPs).toEqual([CALLER, PROXY]);
     expect(event.user.username).toBe(`system:serviceaccount:${ns}:plugin`);
@@ -167,7 +130,7 @@ describe('the apiserver records where a caller really is', () => {
     );
     try {
       expect(ws.head).toMatch(/^HTTP\/1\.1 101 /);
-      const event = await auditEventFor(selector);
+      const event = await auditEventFor(auditLog, selector);
       expect(event.sourceIPs).toEqual([CALLER, PROXY]);
     } finally {
       ws.close();
@@ -199,7 +162,7 @@ describe('impersonation is forwarded and authorized against the caller’s own t
     // alice may not list ConfigMaps: the apiserver decided as alice.
     expect(answer.status).toBe(403);
     expect(message(answer)).toContain('User "alice" cannot list resource "configmaps"');
-    const event = await auditEventFor(selector);
+    const event = await auditEventFor(auditLog, selector);
     expect(event.user.username).toBe(`system:serviceaccount:${ns}:impersonator`);
     expect(event.impersonatedUser?.username).toBe('alice');
   });

@@ -5,7 +5,8 @@
 // sourceIPs, and the second would be an identity if a client certificate ever went with it. The
 // proxy sets X-Forwarded-For/-Proto/-Host itself from what it saw. Everything else, above all the
 // caller's own Authorization and Impersonate-* (authorized against that same token), passes
-// untouched. The proxy never adds a credential.
+// untouched. The proxy adds no credential of its own: it only swaps a remote Pod's token for a
+// short-lived one of the same ServiceAccount and Pod (door/door.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 
 const HOP_BY_HOP = new Set([
@@ -37,6 +38,8 @@ export interface ForwardContext {
   upstreamHost: string;
   /** Keep `Connection: Upgrade` and `Upgrade` (exec, attach, port-forward, WebSocket). */
   upgrade?: boolean;
+  /** Send this token instead of the caller's (the door's exchange for a remote Pod). */
+  token?: string | undefined;
 }
 
 function connectionTokens(value: string | string[] | undefined): Set<string> {
@@ -62,8 +65,10 @@ export function requestHeadersFor(
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || dropped.has(lower) || lower === 'host') continue;
     if (isForwarding(lower)) continue;
+    if (lower === 'authorization' && context.token !== undefined) continue;
     out.push(name, rawHeaders[i + 1] ?? '');
   }
+  if (context.token !== undefined) out.push('Authorization', `Bearer ${context.token}`);
   const client = context.remoteAddress?.replace(/^::ffff:/, '');
   if (client !== undefined) out.push('X-Forwarded-For', client);
   // The listener only speaks TLS.

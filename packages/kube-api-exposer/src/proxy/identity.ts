@@ -9,6 +9,7 @@
 // - another JWT counts for its issuer and subject (a person of an OIDC provider);
 // - any other token counts for a hash of itself; no token is `anonymous`.
 import { createHash } from 'node:crypto';
+import { parseJwt } from '../door/jwt.js';
 
 export interface CallerIdentity {
   /** What the limits count by. */
@@ -24,20 +25,8 @@ const ANONYMOUS: CallerIdentity = {
   anonymous: true,
 };
 const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):[^:]+$/;
-const JWT = /^[\w-]+\.([\w-]+)\.[\w-]+$/;
 /** Claims are the caller's text: shown no longer than this. */
 const SHOWN = 100;
-
-function claimsOf(token: string): { sub?: unknown; iss?: unknown } | undefined {
-  const payload = JWT.exec(token)?.[1];
-  if (payload === undefined) return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    return typeof claims === 'object' && claims !== null ? claims : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A key of bounded size, whatever the length of the claims it stands for. */
 const keyOf = (...parts: string[]) =>
@@ -46,7 +35,7 @@ const keyOf = (...parts: string[]) =>
 /** The identity of a bearer token (credential.ts), or anonymous without one. */
 export function callerIdentity(token: string | undefined): CallerIdentity {
   if (token === undefined) return ANONYMOUS;
-  const claims = claimsOf(token);
+  const claims = parseJwt(token)?.claims;
   if (claims !== undefined && typeof claims.sub === 'string' && claims.sub !== '') {
     const issuer = typeof claims.iss === 'string' ? claims.iss : '';
     const namespace = SERVICE_ACCOUNT.exec(claims.sub)?.[1];

@@ -16,6 +16,7 @@ export interface ProxyMetrics {
   unauthenticatedConnections: Gauge;
   longRunningRefused: Counter<'limit'>;
   credentialChecks: Counter<'result'>;
+  podTokens: Counter<'decision'>;
   tlsHandshakeTimeouts: Counter;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
@@ -81,6 +82,12 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
       name: 'kfx_exposer_credential_checks_total',
       help: 'Tokens checked with the apiserver (GET /version with the token) before a long-running request of theirs takes a place, because no answer had proved them yet: accepted, refused (401: the request is answered 401 and takes nothing) or error (answered 503)',
       labelNames: ['result'],
+      registers,
+    }),
+    podTokens: new Counter({
+      name: 'kfx_exposer_pod_tokens_total',
+      help: 'Requests with a token bound to a Pod, by what the door did: exchanged (a remote Pod: forwarded with a short-lived token of the same ServiceAccount and Pod), refused_in_cluster (the Pod runs inside the cluster), refused_gone (the Pod is gone), refused_invalid (not signed by the cluster, wrong issuer or audience), error (could not check: answered 503)',
+      labelNames: ['decision'],
       registers,
     }),
     tlsHandshakeTimeouts: new Counter({

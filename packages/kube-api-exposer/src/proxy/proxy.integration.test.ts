@@ -271,38 +271,6 @@ describe('TLS and tokens', () => {
     });
     expect((await call(url, { ca: pki.ca.cert, token: mintedForElsewhere })).status).toBe(401);
   });
-
-  it('stops accepting a token bound to a Pod once the Pod is deleted', async () => {
-    await apply(cluster, [
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'bound', namespace: ns },
-        spec: {
-          serviceAccountName: 'plugin',
-          nodeName: 'kwok-node-0',
-          containers: [{ name: 'c', image: 'busybox' }],
-        },
-      },
-    ]);
-    const bound = await mint(`${ns}/plugin`, { pod: 'bound' });
-    expect(jwtClaims(bound)).toMatchObject({ 'kubernetes.io': { pod: { name: 'bound' } } });
-    const url = `${exposer.url}/api/v1/namespaces/${ns}/configmaps`;
-    expect((await call(url, { ca: pki.ca.cert, token: bound })).status).toBe(200);
-    await cluster.admin.delete(resources.pods, 'bound', {
-      namespace: ns,
-      gracePeriodSeconds: 0,
-    });
-    await waitFor(
-      async () => {
-        const status = (await call(url, { ca: pki.ca.cert, token: bound })).status;
-        return status === 401
-          ? { done: true, value: status }
-          : { done: false, saw: `HTTP ${status}` };
-      },
-      { description: 'the bound token to be refused', timeoutMs: 30_000 },
-    );
-  });
 });
 
 describe('upgrades', () => {

@@ -20,10 +20,15 @@ import { RefusalLog } from './refusal-log.js';
 import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { ProvenTokens } from './proven-tokens.js';
+import { Door, type DoorOptions } from '../door/door.js';
 import { probeUpstream } from './upstream-probe.js';
 import type { Upstream } from './upstream.js';
 
-export interface ProxyServerOptions extends ConnectionLimitOptions, LongRunningLimitOptions {
+export interface ProxyServerOptions
+  extends
+    ConnectionLimitOptions,
+    LongRunningLimitOptions,
+    Omit<DoorOptions, 'metrics' | 'refusals'> {
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -94,6 +99,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     connections,
     longRunning: new LongRunningLimits(options),
     tokens: new ProvenTokens(pool, metrics),
+    door: new Door({ ...options, metrics, refusals }),
     refusals,
     pool,
     metrics,

@@ -12,7 +12,6 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { checkPath } from '../path-allow-list.js';
 import { logAccess } from './access-log.js';
-import { hasBody } from './forward.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { headerLines, requestHeadersFor, responseHeadersFor } from './headers.js';
 import { requestCredential } from './credential.js';
@@ -20,6 +19,8 @@ import { callerIdentity, type CallerIdentity } from './identity.js';
 import type { LongRunningLimits } from './long-running.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { ProvenTokens } from './proven-tokens.js';
+import type { Door } from '../door/door.js';
+import { hasBody, POD_TOKEN_IN_SUBPROTOCOL } from './forward.js';
 import { closeAfterWriting, writeStatusToSocket, type ProxyStatus } from './status-response.js';
 import { upstreamFailure } from './upstream-errors.js';
 import type { UpstreamPool } from './upstream-pool.js';
@@ -34,6 +35,7 @@ export interface UpgradeDeps {
   longRunning: LongRunningLimits;
   connections: ConnectionLimits;
   tokens: ProvenTokens;
+  door: Door;
 }
 
 /** What one upgrade exchange has done so far; logged when the caller's socket closes. */
@@ -141,7 +143,7 @@ export function forwardUpgrade(
     refuse(deps, exchange, socket, method, { code: 400, message: credential.refused });
     return;
   }
-  const open = (identity: CallerIdentity) => {
+  const open = (token: string | undefined, identity: CallerIdentity) => {
     const place = deps.longRunning.tryAcquire(identity);
     if (place.refused !== undefined) {
       metrics.longRunningRefused.inc({ limit: place.refused.limit });
@@ -152,7 +154,8 @@ export function forwardUpgrade(
       place.release();
       requestDone();
     };
-    exchange.upstream = openTunnel(deps, exchange, request, socket, head);
+    const swapped = token === credential.token ? undefined : token;
+    exchange.upstream = openTunnel(deps, exchange, request, socket, head, swapped);
     exchange.upstream.once('upgrade', () => {
       // The apiserver accepted the token: the tunnel counts for its identity. Tunnels are few
       // (maxLongRunningPerIdentity), so one past maxConnectionsPerIdentity is kept.
@@ -160,19 +163,38 @@ export function forwardUpgrade(
         deps.connections.authenticate(connection, identity.key, true);
     });
     exchange.upstream.once('response', (response) => {
-      if (credential.token !== undefined)
-        deps.tokens.answered(credential.token, response.statusCode ?? 502, method);
+      if (token !== undefined) deps.tokens.answered(token, response.statusCode ?? 502, method);
     });
   };
-  const token = credential.token;
-  if (token === undefined) {
-    open(callerIdentity(undefined));
+  /** The identity of `token` proved (or the refusal), then the tunnel. */
+  const identifyAndOpen = (token: string | undefined) => {
+    if (token === undefined) {
+      open(undefined, callerIdentity(undefined));
+      return;
+    }
+    void deps.tokens.identify(token).then((check) => {
+      if (exchange.closed) return;
+      if (check.refused !== undefined) refuse(deps, exchange, socket, method, check.refused);
+      else open(token, check.identity);
+    });
+  };
+  const jwt = credential.token === undefined ? undefined : deps.door.concerns(credential.token);
+  if (jwt === undefined) {
+    identifyAndOpen(credential.token);
     return;
   }
-  void deps.tokens.identify(token).then((check) => {
+  if (credential.inSubprotocol) {
+    refuse(deps, exchange, socket, method, { code: 400, message: POD_TOKEN_IN_SUBPROTOCOL });
+    return;
+  }
+  void deps.door.admit(jwt, request.socket.remoteAddress).then((admission) => {
     if (exchange.closed) return;
-    if (check.refused !== undefined) refuse(deps, exchange, socket, method, check.refused);
-    else open(check.identity);
+    if (admission.refused !== undefined) {
+      refuse(deps, exchange, socket, method, admission.refused);
+      return;
+    }
+    deps.tokens.vouch(admission.token);
+    identifyAndOpen(admission.token);
   });
 }
 
@@ -195,6 +217,7 @@ function openTunnel(
   request: IncomingMessage,
   socket: Duplex,
   head: Buffer,
+  token: string | undefined,
 ): ClientRequest {
   const { pool, metrics } = deps;
   const method = request.method ?? 'GET';
@@ -211,6 +234,7 @@ function openTunnel(
       remoteAddress: request.socket.remoteAddress,
       upstreamHost: pool.host,
       upgrade: true,
+      token,
     }),
     setHost: false,
   });

@@ -14,6 +14,11 @@ export interface MintTokenOptions {
   expirationSeconds: number;
   /** Bind the token to this Pod (same namespace, running as the service account). */
   pod?: string | undefined;
+  /**
+   * The Pod's uid, when the caller has checked the Pod already (that it runs as the service
+   * account): the Pod is then not read again.
+   */
+  podUid?: string | undefined;
 }
 
 export interface MintedToken {
@@ -51,7 +56,14 @@ export async function mintToken(
       expirationSeconds: options.expirationSeconds,
     },
   };
-  if (options.pod !== undefined) {
+  if (options.pod !== undefined && options.podUid !== undefined) {
+    request.spec.boundObjectRef = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      name: options.pod,
+      uid: options.podUid,
+    };
+  } else if (options.pod !== undefined) {
     const pod = await client
       .get<V1Pod>(resources.pods, options.pod, { namespace })
       .catch((error: unknown) => {

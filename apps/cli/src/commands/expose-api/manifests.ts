@@ -10,10 +10,15 @@ import { CLI_IMAGE } from '../../version.js';
 import { examples, verbAction, wholeNumber, type Verb } from './verb.js';
 
 export const MANIFESTS_EXAMPLES = `  $ kfx expose-api manifests --external-address 203.0.113.10 | kubectl apply -f -
-  $ kfx expose-api manifests --external-address api.hpc.example.org --expose ingress --format helm --output chart/`;
+  $ kfx expose-api manifests --external-address api.hpc.example.org --expose ingress --format helm --output chart/
+  $ kfx expose-api manifests --external-address 203.0.113.10 --expose nodeport --remote-node interlink-slurm --remote-namespace hpc-jobs`;
 
 export const manifestsVerb: Verb = {
-  async run(options) {
+  fedBy: { remoteNodes: 'remoteNode', remoteNamespaces: 'remoteNamespace' },
+  async run(values) {
+    const { remoteNode, remoteNamespace, ...options } = values;
+    if (remoteNode !== undefined) options.remoteNodes = remoteNode;
+    if (remoteNamespace !== undefined) options.remoteNamespaces = remoteNamespace;
     const result = await renderManifests(options as RenderManifestsOptions);
     return {
       stdout: result.written.length === 0 ? (result.yaml ?? '') : '',
@@ -90,6 +95,18 @@ export function manifestsCommand(): Command {
     .option(
       '--no-upgrades',
       'Make the proxy refuse exec, attach, port-forward and WebSocket upgrades.',
+    )
+    .option(
+      '--remote-node <name...>',
+      "Remote nodes (interLink's virtual nodes) whose Pods' tokens come in, exchanged for short-lived ones (serve's --remote-node); needs --remote-namespace.",
+    )
+    .option(
+      '--remote-namespace <namespace...>',
+      'Namespaces of the remote workloads: the proxy may read Pods and request tokens there (a Role and RoleBinding in each), and nowhere else.',
+    )
+    .option(
+      '--tls-secret <name>',
+      'Serve the certificate of this existing Secret in the namespace (tls.crt, tls.key and ca.crt, the certificate naming every --external-address) instead of rendering cert-manager objects.',
     )
     .addOption(
       new Option(

@@ -31,7 +31,9 @@ export function parseListen(text: string): ListenAddress | undefined {
 
 /** serve's options from the flags' values: the listen addresses converted, a bad one named. */
 function serveOptions(values: Record<string, unknown>): Record<string, unknown> {
-  const { listen, metricsListen, ...options } = values;
+  const { listen, metricsListen, remoteNode, apiAudience, ...options } = values;
+  if (remoteNode !== undefined) options.remoteNodes = remoteNode;
+  if (apiAudience !== undefined) options.apiAudiences = apiAudience;
   const problems: string[] = [];
   if (typeof listen === 'string') {
     const address = parseListen(listen);
@@ -55,7 +57,13 @@ function serveOptions(values: Record<string, unknown>): Record<string, unknown> 
 }
 
 export const serveVerb: Verb = {
-  fedBy: { host: 'listen', port: 'listen', metrics: 'metricsListen' },
+  fedBy: {
+    host: 'listen',
+    port: 'listen',
+    metrics: 'metricsListen',
+    remoteNodes: 'remoteNode',
+    apiAudiences: 'apiAudience',
+  },
   async run(values) {
     const running = await serve(serveOptions(values) as ServeOptions);
     return { stdout: '', stderr: '', run: () => running.run() };
@@ -181,6 +189,32 @@ export function serveCommand(): Command {
       '--max-long-running-per-identity <n>',
       `Long-running requests of one identity (a namespace's service accounts, a user, a token) at once; more get 429 with Retry-After. ${capHelp('maxLongRunningPerIdentity')}`,
       wholeNumber,
+    )
+    .option(
+      '--remote-node <name...>',
+      "A remote node (interLink's virtual node): tokens bound to its Pods come in, checked here and forwarded as short-lived tokens of the same ServiceAccount and Pod. Needs the exposer's own credentials: its ServiceAccount in a Pod, or --identity-kubeconfig.",
+    )
+    .addOption(
+      new Option(
+        '--pod-tokens <which>',
+        'remote: a token bound to a Pod passes only for a Pod on a --remote-node (403 otherwise, naming the Pod); any: Pod tokens pass as they are.',
+      )
+        .choices(['remote', 'any'])
+        .default(D.podTokens),
+    )
+    .option(
+      '--exchange-lifetime <seconds>',
+      "Lifetime asked for the token forwarded in place of a remote Pod's (at least 600).",
+      wholeNumber,
+      D.exchangeLifetime,
+    )
+    .option(
+      '--api-audience <audience...>',
+      "The audiences the API server accepts (its --api-audiences): a remote Pod's token must be for one. Default: the API server's issuer.",
+    )
+    .option(
+      '--identity-kubeconfig <file>',
+      "Credentials for the exposer's own calls with --remote-node (the keys that sign tokens, Pods, TokenRequests); never sent with a caller's request. Default: the Pod's service account.",
     )
     .option(
       '--idle-timeout <seconds>',
