@@ -1,9 +1,15 @@
-// The public API of @kfx/proxy-injector: the webhook factory and its options, the config schema,
-// the offline preview (and the one-shot network discovery it can use), the webhook registration,
-// the injection audit, and the annotation/label names users write in manifests. The building
-// blocks behind them (address and CIDR maths, NO_PROXY merging, notes, line diffs) stay internal.
+// The public API of @kfx/proxy-injector: the webhook factory and its options, the config schema
+// (and its defaults), the offline preview (and the one-shot network discovery it can use), the
+// webhook registration, the injection audit, the annotation/label names users write in
+// manifests, and whether a NO_PROXY range covers an address (for `kfx doctor`). The other
+// building blocks (address maths, NO_PROXY merging, notes, line diffs) stay internal.
 export { proxyInjectorApiRules } from './api-rules.js';
+export { cidrCovers, coveringCidrs } from './cidr-set.js';
 export {
+  DEFAULT_KUBEFLOW_NAMESPACES,
+  DEFAULT_METADATA_ENDPOINTS,
+  DEFAULT_POD_CIDRS,
+  DEFAULT_SERVICE_CIDRS,
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,
   type ProxyInjectorConfig,

@@ -1,0 +1,3 @@
+import { kfxBuild } from '@kfx/tsup-config';
+
+export default kfxBuild();
