@@ -194,6 +194,18 @@ describe('appliedSkeleton', () => {
     const skeleton = appliedSkeleton('kfx-controller', { ownerKinds: ['Profile'] })(long);
     expect(skeleton.metadata?.ownerReferences?.map((o) => o.name)).toEqual(['team-a']);
     expect(JSON.stringify(skeleton).length).toBeLessThan(600);
+    // The longest references it keeps, 16 of them.
+    if (long.metadata) {
+      long.metadata.ownerReferences = Array.from({ length: 20 }, (_, i) => ({
+        apiVersion: `${i}.example.com/v1`.padStart(253, 'a'),
+        kind: 'Profile',
+        name: `p${i}`.padEnd(253, 'x'),
+        uid: `u${i}`.padEnd(64, 'u'),
+      }));
+    }
+    const widest = appliedSkeleton('kfx-controller', { ownerKinds: ['Profile'] })(long);
+    expect(widest.metadata?.ownerReferences).toHaveLength(16);
+    expect(JSON.stringify(widest).length).toBeLessThan(11 * 1024);
   });
 
   it('of a metadata-only cache has no digest, and tells each version apart', () => {

@@ -38,8 +38,9 @@ type Path = readonly string[];
 /** Owner references a skeleton keeps at most: more is no object a controller made. */
 const MAX_OWNERS = 16;
 /**
- * The longest owner name (an object name) and uid (a UUID is 36 characters) a skeleton keeps:
- * the API server checks neither, and a reference longer than these names no real owner.
+ * The longest owner apiVersion and name (an object name) and uid (a UUID is 36 characters) a
+ * skeleton keeps: the API server checks none of them, and a reference longer than these names
+ * no real owner. So a skeleton stays under 11 KiB however its object's owners were written.
  */
 const MAX_OWNER_NAME = 253;
 const MAX_OWNER_UID = 64;
@@ -72,6 +73,7 @@ export function appliedSkeleton(
       .filter(
         (owner) =>
           kinds.has(owner.kind) &&
+          owner.apiVersion.length <= MAX_OWNER_NAME &&
           owner.name.length <= MAX_OWNER_NAME &&
           owner.uid.length <= MAX_OWNER_UID,
       )
