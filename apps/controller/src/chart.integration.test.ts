@@ -249,7 +249,7 @@ describe('the chart on a real control plane', () => {
     await env?.stop();
   });
 
-  it('takes reconcilers switched off without a Helm warning, and its notes list only those that run', async () => {
+  it('takes reconcilers switched off without a Helm warning, and its notes list only those that run and what a tenant object costs', async () => {
     if (!env) throw new Error('no control plane');
     // The values of docs/migration/from-proxy-configmap.md.
     const values = {
@@ -273,6 +273,8 @@ describe('the chart on a real control plane', () => {
     expect(switchedOff.stdout).toMatch(/^Reconcilers: proxy-config$/m);
     const byDefault = await withValuesFile({}, install);
     expect(byDefault.stdout).toMatch(/^Reconcilers: limitrange, quotas$/m);
+    // What one object a tenant labels as kfx's may cost, beside the limit it is measured against.
+    expect(byDefault.stdout).toMatch(/^Memory limit 384Mi\. .*under 11 KiB at worst/ms);
   });
 
   it('has every rendered object accepted by the API server (server-side dry run)', async () => {
