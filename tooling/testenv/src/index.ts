@@ -63,7 +63,12 @@ export {
 } from './node/host-service.js';
 export { clusterNodeImages, type NodeImages } from './node/load-image.js';
 export { startOrigin, type Origin, type OriginHit } from './node/origin.js';
-export { PAUSE_IMAGE, writeShellImage, type ShellImageOptions } from './node/images.js';
+export {
+  kubectlEntry,
+  PAUSE_IMAGE,
+  writeShellImage,
+  type ShellImageOptions,
+} from './node/images.js';
 export type { RealNode } from './node/real-node.js';
 export { writeImageArchive, type ImageEntry, type ImageSpec } from './oci-archive.js';
 export {
@@ -112,6 +117,10 @@ export {
   type Manifests,
 } from './objects.js';
 export { API_SERVICE_IP, SERVICE_CIDR } from './pki.js';
+export type { Endpoint } from './remote/firewall.js';
+export { NO_SCHEDULE_TAINT } from './remote/node-object.js';
+export { TOKEN_SECONDS, type IssuedToken } from './remote/pod-files.js';
+export { startRemoteNode, type RemoteNode, type RemoteNodeOptions } from './remote/remote-node.js';
 export { profileNamespace, type ProfileLike } from './profiles.js';
 export { freePort, occupiedPort } from './ports.js';
 export {

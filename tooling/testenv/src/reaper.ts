@@ -1,8 +1,8 @@
 // Detached watchdog: `node reaper.js <parentPid> <dir>`. When the parent process is gone it
-// kills every pid listed in <dir>/pids, tears down the real node recorded in <dir>/node.json
-// (its processes, cgroups and bridge) and removes the folder, so a test runner killed with
+// kills every pid listed in <dir>/pids, tears down the nodes recorded in <dir> (the real node's
+// node.json, remote nodes' remote-node-*.json: processes, cgroups, links) and removes the folder, so a test runner killed with
 // SIGKILL leaves nothing behind. It exits on its own once the folder is removed.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,10 +19,15 @@ function alive(pid: number): boolean {
 }
 
 /** node/teardown: built next to this file, or its source when the tests run from source. */
-async function teardownModule(): Promise<{ teardownNode: (traces: unknown) => string[] }> {
+interface TeardownModule {
+  teardownNode: (traces: unknown) => string[];
+  nodeTraceFiles: (files: readonly string[]) => string[];
+}
+
+async function teardownModule(): Promise<TeardownModule> {
   const built = new URL('./node/teardown.js', import.meta.url);
   const url = existsSync(fileURLToPath(built)) ? built.href : built.href.replace(/\.js$/, '.ts');
-  return (await import(url)) as { teardownNode: (traces: unknown) => string[] };
+  return (await import(url)) as TeardownModule;
 }
 
 async function reap(folder: string): Promise<void> {
@@ -30,10 +35,9 @@ async function reap(folder: string): Promise<void> {
     const pid = Number(line);
     if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
   }
-  const traces = join(folder, 'node.json');
-  if (existsSync(traces)) {
-    const { teardownNode } = await teardownModule();
-    teardownNode(JSON.parse(readFileSync(traces, 'utf8')));
+  const { teardownNode, nodeTraceFiles } = await teardownModule();
+  for (const file of nodeTraceFiles(readdirSync(folder))) {
+    teardownNode(JSON.parse(readFileSync(join(folder, file), 'utf8')));
   }
   if (process.env.KFX_TESTENV_KEEP !== '1') rmSync(folder, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { BinaryMissingError, goModuleDir } from '../binaries.js';
+import { BinaryMissingError, goModuleDir, requireBinaries } from '../binaries.js';
 import { writeImageArchive, type ImageEntry } from '../oci-archive.js';
 import { BUSYBOX } from './host.js';
 
@@ -135,4 +135,13 @@ export function writeShellImage(path: string, options: ShellImageOptions): strin
     user: options.user,
   });
   return path;
+}
+
+/**
+ * `/usr/bin/kubectl`: the test bed's static kubectl, for images of workloads that call the API
+ * (add it to `entries`). Throws BinaryMissingError before the set-up has built it.
+ */
+export function kubectlEntry(): ImageEntry {
+  const { kubectl } = requireBinaries(['kubectl']);
+  return { path: '/usr/bin/kubectl', type: 'copy', source: kubectl, mode: 0o755 };
 }

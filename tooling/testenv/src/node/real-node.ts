@@ -74,6 +74,16 @@ export interface RealNode extends NodeImages {
   trustRegistry(hostPort: string): void;
   /** Every process of the node (its daemons, shims and containers), from its cgroups. */
   pids(): number[];
+  /**
+   * The pid of the process holding the node's namespaces: `nsenter -t <it> -n` runs a command in
+   * the node's network (where its bridge, its address and kube-proxy's rules are).
+   */
+  namespacePid: number;
+  /**
+   * Runs `hook` when the node stops, before anything of it goes: for what lives on the node's
+   * network (a remote node joined to it), so that it never outlives the node.
+   */
+  onStop(hook: () => Promise<void>): void;
   stop(): Promise<void>;
 }
 
@@ -126,9 +136,11 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const onExit = () => teardownNode(traces);
   process.on('exit', onExit);
   let stopped = false;
+  const hooks: (() => Promise<void>)[] = [];
   const stop = async (processes: ManagedProcess[]) => {
     if (stopped) return;
     stopped = true;
+    for (const hook of hooks.splice(0).reverse()) await hook().catch(() => undefined);
     process.off('exit', onExit);
     const left = teardownNode(traces);
     await Promise.all(processes.map((p) => p.exited));
@@ -326,6 +338,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         writeFileSync(join(hostDir, 'hosts.toml'), registryHostsConfig(hostPort));
       },
       pids: () => cgroupPids(cgroup),
+      namespacePid: namespace.holder.child.pid ?? 0,
+      onStop: (hook) => hooks.push(hook),
       stop: () => stop(processes),
     };
   } catch (error) {

@@ -111,13 +111,24 @@ export function removeNetwork(link: string): void {
 export interface NodeTraces {
   /** The node's cgroup folder name in every hierarchy. */
   cgroup: string;
-  /** The host's end of the node's network. */
-  link: string;
+  /** The host's end of the node's network (a remote node has none: its links die with it). */
+  link?: string;
 }
 
 /** Everything a node leaves on the host, gone; returns what could not be removed. */
 export function teardownNode(traces: NodeTraces): string[] {
   const left = destroyCgroup(traces.cgroup);
-  removeNetwork(traces.link);
+  if (traces.link) removeNetwork(traces.link);
   return left;
+}
+
+/**
+ * The files in a control plane's folder that record a node to tear down: the real node's
+ * `node.json` and each remote node's `remote-node-<name>.json`, remote nodes first.
+ */
+export function nodeTraceFiles(files: readonly string[]): string[] {
+  return [
+    ...files.filter((f) => /^remote-node-.+\.json$/.test(f)).sort(),
+    ...files.filter((f) => f === 'node.json'),
+  ];
 }

@@ -1,0 +1,274 @@
+// A remote node for the test bed, behaving as interLink's virtual kubelet does where it matters to
+// kfx: a Node that Pods reach by interLink's nodeSelector and toleration; their containers really
+// run on this machine, in a network namespace whose only way into the cluster is the configured
+// API address (a NodePort on the real node, where the exposer listens), like a batch partition
+// behind a firewall; their service-account files made as interLink makes them (a Pod-bound
+// 100-year token, the configured CA), status and logs reported back. It needs a control plane
+// with the real node (its network is joined to the node's) and lives no longer than that node;
+// stop(), an exit hook and the plane's reaper remove every process, link and file it made.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { requireBinaries } from '../binaries.js';
+import type { ControlPlane } from '../control-plane.js';
+import { writeShellImage, type ShellImageOptions } from '../node/images.js';
+import { createCgroup, joinDaemonsScript } from '../node/cgroups.js';
+import { cgroupPids, teardownNode, type NodeTraces } from '../node/teardown.js';
+import { apiClient, ApiError } from './api.js';
+import { parseCriLog, renderLog } from './cri-log.js';
+import type { Endpoint } from './firewall.js';
+import { imageStore } from './images.js';
+import { startLogsServer } from './logs-server.js';
+import { startRemoteNetwork } from './network.js';
+import { registerNode } from './node-object.js';
+import { remoteNodeSettings, type RemoteNodeOptions } from './options.js';
+import type { IssuedToken } from './pod-files.js';
+import { startPodRunner, type PodRunner } from './pod-runner.js';
+
+export interface RemoteNode {
+  /** The Node's name (`interlink-node` unless named). */
+  name: string;
+  /** The remote network's address: every Pod of the node has it (status.podIP). */
+  address: string;
+  /** The /30 that joins the remote network to the real node's. */
+  subnet: string;
+  /** What its Pods may connect to (TCP), nothing else. */
+  allowed: readonly Endpoint[];
+  /** Its structured log (pod starts, exits, problems). */
+  logFile: string;
+  /** Unpacks an image archive (OCI layout or docker archive); resolves with its names. */
+  loadImage(archive: string): Promise<string[]>;
+  /** A busybox image with `/usr/bin/fetch` (and what `entries` add), loaded; resolves with its name. */
+  loadShellImage(options: Omit<ShellImageOptions, 'fetch'>): Promise<string>;
+  /** A container's log as `kubectl logs` prints it (default: the Pod's first container). */
+  podLogs(namespace: string, pod: string, container?: string): string;
+  /** The processes of a Pod running here. */
+  podPids(namespace: string, pod: string): number[];
+  /** The tokens it requested for its Pods, with the expiry the apiserver gave each. */
+  issuedTokens(): IssuedToken[];
+  /** Every process it runs (its network's holder, its containers), from its cgroup. */
+  pids(): number[];
+  stop(): Promise<void>;
+}
+
+export type { RemoteNodeOptions };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startRemoteNode(
+  env: ControlPlane,
+  options: RemoteNodeOptions,
+): Promise<RemoteNode> {
+  const settings = remoteNodeSettings(options);
+  const node = env.node;
+  if (!node)
+    throw new Error("startRemoteNode: the control plane has no real node (components: ['node'])");
+  const { name } = settings;
+  const timeoutMs = settings.startTimeoutSeconds * 1000;
+  const dir = join(env.dir, `kfx-remote-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const logFile = join(dir, 'remote-node.log');
+  const log = pino({ base: { node: name } }, pino.destination({ dest: logFile, sync: true }));
+  const cgroup = `kfx-remote-${node.hostLink.replace(/^kfxbr/, '')}-${name}`;
+  const traces: NodeTraces = { cgroup };
+  const tracesFile = join(env.dir, `remote-node-${name}.json`);
+  writeFileSync(tracesFile, JSON.stringify(traces));
+  const onExit = () => teardownNode(traces);
+  process.on('exit', onExit);
+
+  const cleanups: (() => Promise<void>)[] = [];
+  const runners = new Map<string, PodRunner>();
+  const issued: IssuedToken[] = [];
+  let stopped = false;
+  // A function, so that a check after an await reads the current value.
+  const isStopped = () => stopped;
+  let stopWatch: (() => void) | undefined;
+  let syncing = Promise.resolve();
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    stopWatch?.();
+    await syncing;
+    await Promise.all([...runners.values()].map((r) => r.terminate(0)));
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    const left = teardownNode(traces);
+    process.off('exit', onExit);
+    rmSync(tracesFile, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+    if (left.length > 0) throw new Error(`the remote node left cgroups behind: ${left.join(', ')}`);
+  };
+
+  try {
+    createCgroup(cgroup);
+    const api = await apiClient(env.kubeConfig);
+    const network = await startRemoteNetwork({
+      nodePid: node.namespacePid,
+      nodeIp: node.ip,
+      allowed: settings.allowed,
+      joinCgroup: joinDaemonsScript(cgroup),
+      timeoutMs,
+    });
+    cleanups.push(() => network.stop());
+    const images = imageStore(join(dir, 'images'));
+    const logs = await startLogsServer({
+      address: node.hostIp,
+      clientCa: env.caCert,
+      find: (namespace, pod, container) =>
+        [...runners.values()]
+          .find((r) => r.namespace === namespace && r.name === pod)
+          ?.log(container),
+    });
+    cleanups.push(() => logs.close());
+    const runtime = {
+      api,
+      dir: join(dir, 'pods'),
+      images,
+      apiAddress: { host: settings.kubernetesApiAddr, port: settings.kubernetesApiPort },
+      caCert: settings.kubernetesApiCaCrt,
+      netnsPid: network.pid,
+      podIp: network.address,
+      cgroup,
+      issued: (token: IssuedToken) => {
+        issued.push(token);
+        log.info(token, 'token issued');
+      },
+      log,
+    };
+
+    const deleteNow = async (pod: V1Pod) => {
+      const { namespace = 'default', name: podName = '', uid } = pod.metadata ?? {};
+      await api
+        .call('DELETE', `/api/v1/namespaces/${namespace}/pods/${podName}`, {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          gracePeriodSeconds: 0,
+          preconditions: { uid },
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof ApiError && (error.status === 404 || error.status === 409)))
+            throw error;
+        });
+    };
+    const onPod = (pod: V1Pod) => {
+      const uid = pod.metadata?.uid ?? '';
+      let runner = runners.get(uid);
+      const deleting = Boolean(pod.metadata?.deletionTimestamp);
+      if (!runner) {
+        const ended = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+        if (deleting)
+          void deleteNow(pod).catch((error: unknown) => {
+            log.warn({ err: error }, 'delete failed');
+          });
+        if (deleting || ended || stopped) return;
+        runner = startPodRunner(runtime, pod);
+        runners.set(uid, runner);
+        log.info(
+          { namespace: pod.metadata?.namespace, pod: pod.metadata?.name, uid },
+          'pod bound here',
+        );
+      }
+      if (deleting && !runner.terminating()) {
+        const grace = pod.metadata?.deletionGracePeriodSeconds ?? 30;
+        void runner
+          .terminate(grace)
+          .then(() => deleteNow(pod))
+          .catch((error: unknown) => {
+            log.warn({ err: error }, 'termination failed');
+          });
+      }
+    };
+    const forget = (uid: string) => {
+      const runner = runners.get(uid);
+      if (!runner) return;
+      runners.delete(uid);
+      void runner.terminate(0);
+    };
+
+    const selector = `fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`;
+    const sync = async () => {
+      while (!isStopped()) {
+        try {
+          const list = await api.call<{ items: V1Pod[]; metadata: { resourceVersion: string } }>(
+            'GET',
+            `/api/v1/pods?${selector}`,
+          );
+          const listed = new Set(list.items.map((p) => p.metadata?.uid));
+          for (const uid of [...runners.keys()].filter((u) => !listed.has(u))) forget(uid);
+          for (const pod of list.items) onPod(pod);
+          const watching = api.watch(
+            `/api/v1/pods?${selector}&watch=true&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion=${list.metadata.resourceVersion}`,
+            (event) => {
+              const pod = event.object as V1Pod;
+              if (event.type === 'ADDED' || event.type === 'MODIFIED') onPod(pod);
+              if (event.type === 'DELETED') forget(pod.metadata?.uid ?? '');
+              if (event.type === 'ERROR') watching.stop();
+            },
+          );
+          stopWatch = () => {
+            watching.stop();
+          };
+          if (isStopped()) watching.stop();
+          await watching.ended;
+        } catch (error) {
+          log.warn({ err: error }, 'listing pods failed; retrying');
+        }
+        if (!isStopped()) await sleep(1000);
+      }
+    };
+
+    const registered = await registerNode(
+      api,
+      {
+        name,
+        internalIp: node.hostIp,
+        kubeletPort: logs.port,
+        kubeletVersion: env.kubernetesVersion,
+        capacity: settings.capacity,
+      },
+      (error) => {
+        log.warn({ err: error }, 'heartbeat failed');
+      },
+    );
+    cleanups.push(() => registered.stop());
+    syncing = sync();
+    node.onStop(stop);
+    log.info({ address: network.address, allowed: settings.allowed }, 'remote node started');
+
+    const podRunner = (namespace: string, pod: string) =>
+      [...runners.values()].find((r) => r.namespace === namespace && r.name === pod);
+    return {
+      name,
+      address: network.address,
+      subnet: network.subnet,
+      allowed: settings.allowed,
+      logFile,
+      loadImage: (archive) => images.load(archive),
+      async loadShellImage(image) {
+        const archive = join(dir, `image-${Date.now()}-${Math.random().toString(36).slice(2)}.tar`);
+        try {
+          writeShellImage(archive, { ...image, fetch: requireBinaries(['fetch']).fetch });
+          await images.load(archive);
+        } finally {
+          rmSync(archive, { force: true });
+        }
+        return image.name;
+      },
+      podLogs(namespace, pod, container) {
+        const found = podRunner(namespace, pod)?.log(container);
+        if (!found)
+          throw new Error(
+            `no container ${container ?? '(first)'} of Pod ${namespace}/${pod} on ${name}`,
+          );
+        return renderLog(parseCriLog(readFileSync(found.file, 'utf8')));
+      },
+      podPids: (namespace, pod) => podRunner(namespace, pod)?.pids() ?? [],
+      issuedTokens: () => [...issued],
+      pids: () => cgroupPids(cgroup),
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}
