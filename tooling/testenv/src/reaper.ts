@@ -1,7 +1,8 @@
 // Detached watchdog: `node reaper.js <parentPid> <dir>`. When the parent process is gone it
 // kills every pid listed in <dir>/pids, tears down the nodes recorded in <dir> (the real node's
-// node.json, remote nodes' remote-node-*.json: processes, cgroups, links) and removes the folder, so a test runner killed with
-// SIGKILL leaves nothing behind. It exits on its own once the folder is removed.
+// node.json, each remote node's remote-node-<name>.json: processes, cgroups, links) and removes
+// the folder, so a test runner killed with SIGKILL leaves nothing behind. It exits on its own
+// once the folder is removed.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

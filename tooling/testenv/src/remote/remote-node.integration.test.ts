@@ -3,9 +3,10 @@
 // reaches only the configured API address (here a NodePort echo Service standing in for the
 // exposer), with interLink's service-account files and variables; status, `kubectl logs`, Job
 // completion and deletion as a kubelet gives them; nothing left once it stops. Owns its plane.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   BatchV1Api,
   CoordinationV1Api,
@@ -19,6 +20,7 @@ import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { kubectlEntry } from '../node/images.js';
 import { podIn, support, title } from '../node/test-pods.js';
 import { applyManifests, kubectl } from '../objects.js';
+import { cgroupPids } from '../node/teardown.js';
 import { waitFor } from '../wait.js';
 import { TOKEN_SECONDS } from './pod-files.js';
 import { startRemoteNode, type RemoteNode } from './remote-node.js';
@@ -330,5 +332,65 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
     expect(existsSync(join(env.dir, `kfx-remote-${NAME}`))).toBe(false);
     expect(existsSync(join(env.dir, `remote-node-${NAME}.json`))).toBe(false);
     await expect(core.readNode({ name: NAME })).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!support.available)(title('a remote node and the host'), () => {
+  it('is torn down by the reaper with its running Pods when the test process is killed', async () => {
+    const script = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const t = await import(${JSON.stringify(script)});
+         const env = await t.startControlPlane({ components: ['node'] });
+         const remote = await t.startRemoteNode(env, {
+           kubernetesApiAddr: env.node.ip, kubernetesApiPort: 30000,
+         });
+         const image = await remote.loadShellImage({ name: 'kfx.test/shell:1' });
+         await t.applyManifests(env.kubeconfigPath, {
+           apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sleeper', namespace: 'default' },
+           spec: { nodeName: remote.name, restartPolicy: 'Never',
+             containers: [{ name: 'c', image, command: ['sleep', '3600'] }] },
+         });
+         await t.waitFor(async () => remote.podPids('default', 'sleeper').length > 1
+           ? { done: true, value: undefined } : { done: false, saw: 'not yet' },
+           { description: 'the sleeper', timeoutMs: 60000 });
+         console.log(JSON.stringify({ dir: env.dir, pids: remote.pids() }));
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const started = await waitFor(
+      () => {
+        const line = (child.stdout.read() as Buffer | null)?.toString();
+        return Promise.resolve(
+          line
+            ? { done: true as const, value: line }
+            : { done: false as const, saw: 'nothing yet' },
+        );
+      },
+      { description: 'the child to start a remote node and its Pod', timeoutMs: 180_000 },
+    );
+    const { dir, pids } = JSON.parse(started) as { dir: string; pids: number[] };
+    const traces = JSON.parse(readFileSync(join(dir, `remote-node-${NAME}.json`), 'utf8')) as {
+      cgroup: string;
+    };
+    expect(pids.filter(running).length).toBeGreaterThan(1); // its network's holder, the sleeper
+    child.kill('SIGKILL');
+    await waitFor(
+      () =>
+        Promise.resolve(
+          !existsSync(dir) && pids.filter(running).length === 0
+            ? { done: true as const, value: undefined }
+            : {
+                done: false as const,
+                saw: `dir ${existsSync(dir)}, running ${pids.filter(running).join(',')}`,
+              },
+        ),
+      { description: 'the reaper to tear the remote node down', timeoutMs: 60_000 },
+    );
+    expect(cgroupPids(traces.cgroup)).toEqual([]);
   });
 });
