@@ -10,20 +10,15 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { createCgroup, joinDaemonsScript } from '../node/cgroups.js';
 import { cgroupPids, destroyCgroup } from '../node/teardown.js';
-import { ApiError, type Api } from './api.js';
+import type { Api } from './api.js';
 import { startContainer, type ContainerExit } from './container.js';
-import { commandLine, containerEnv, type ApiAddress, type ReadData } from './container-env.js';
+import { commandLine, containerEnv, type ApiAddress } from './container-env.js';
 import type { ImageStore } from './images.js';
 import type { ContainerLog } from './logs-server.js';
 import { writePodFiles, type IssuedToken } from './pod-files.js';
-import {
-  now,
-  podStatus,
-  withTransitions,
-  type ContainerState,
-  type PodState,
-  type WireCondition,
-} from './pod-status.js';
+import { objectData } from './object-data.js';
+import { now, type ContainerState, type PodState } from './pod-status.js';
+import { statusWriter } from './status-writer.js';
 
 const RETRY_MS = 2000;
 
@@ -73,63 +68,11 @@ export function startPodRunner(runtime: PodRuntime, pod: V1Pod): PodRunner {
   };
   const started = new Map<string, { pid: number; exited: Promise<ContainerExit> }>();
   let stopping = false;
-  let gone = false;
-  let conditions: WireCondition[] | undefined;
-
-  let writes = Promise.resolve();
-  const pushStatus = (): void => {
-    writes = writes.then(async () => {
-      if (gone) return;
-      const status = withTransitions(podStatus(pod, state), conditions);
-      try {
-        await api.call(
-          'PATCH',
-          `/api/v1/namespaces/${namespace}/pods/${name}/status`,
-          { status },
-          'application/merge-patch+json',
-        );
-        conditions = status.conditions;
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) {
-          gone = true;
-          return;
-        }
-        log.warn({ err: error }, 'status update failed; retrying');
-        void sleep(RETRY_MS).then(pushStatus);
-      }
-    });
+  const status = statusWriter(api, pod, state, log);
+  const pushStatus = () => {
+    status.push();
   };
-
-  const cache = new Map<string, Promise<Record<string, string> | undefined>>();
-  const read: ReadData = (kind, objectName) => {
-    const key = `${kind}/${objectName}`;
-    const plural = kind === 'ConfigMap' ? 'configmaps' : 'secrets';
-    const found =
-      cache.get(key) ??
-      api
-        .call<{ data?: Record<string, string> }>(
-          'GET',
-          `/api/v1/namespaces/${namespace}/${plural}/${objectName}`,
-        )
-        .then(
-          ({ data = {} }) =>
-            kind === 'Secret'
-              ? Object.fromEntries(
-                  Object.entries(data).map(([k, v]) => [
-                    k,
-                    Buffer.from(v, 'base64').toString('utf8'),
-                  ]),
-                )
-              : data,
-          (error: unknown) => {
-            cache.delete(key); // it may appear later
-            if (error instanceof ApiError && error.status === 404) return undefined;
-            throw error;
-          },
-        );
-    cache.set(key, found);
-    return found;
-  };
+  const read = objectData(api, namespace);
 
   /** Volumes and images, retried while something is missing. */
   const prepare = async (): Promise<Map<string, string> | undefined> => {
@@ -286,7 +229,7 @@ export function startPodRunner(runtime: PodRuntime, pod: V1Pod): PodRunner {
       destroyCgroup(cgroup);
       await Promise.race([exits, sleep(RETRY_MS)]);
       await running;
-      await writes;
+      await status.flushed();
       rmSync(dir, { recursive: true, force: true });
       log.info('pod stopped and removed');
     },

@@ -166,6 +166,9 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
       address: env.node?.hostIp,
     });
     expect(node.status?.daemonEndpoints?.kubeletEndpoint?.Port).toBeGreaterThan(0);
+    await expect(
+      startRemoteNode(env, { kubernetesApiAddr: '10.0.0.1', kubernetesApiPort: 443 }),
+    ).rejects.toThrow(`a remote node named ${NAME} already runs on this control plane`);
     // The heartbeat: its Lease is renewed (what kube-controller-manager watches).
     const leases = env.kubeConfig.makeApiClient(CoordinationV1Api);
     const first = await leases.readNamespacedLease({ name: NAME, namespace: 'kube-node-lease' });
@@ -313,6 +316,44 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
     );
     expect(pids.filter(running)).toEqual([]);
     expect(existsSync(folder)).toBe(false);
+  });
+
+  it('gives a workload kubectl’s in-cluster configuration where the API address is the apiserver', async () => {
+    // A second remote node, whose configured address is the apiserver itself (beside the real
+    // node, not on it: its traffic is masqueraded by the node): the token works as interLink's
+    // workloads use it, through the API address and CA they are given.
+    const node = env.node;
+    if (!node) throw new Error('no node');
+    const api = new URL(env.server);
+    const direct = await startRemoteNode(env, {
+      name: 'direct-node',
+      kubernetesApiAddr: api.hostname,
+      kubernetesApiPort: Number(api.port),
+      kubernetesApiCaCrt: env.caCert,
+    });
+    try {
+      expect(direct.address).not.toBe(remote.address);
+      await direct.loadShellImage({ name: IMAGE, entries: [kubectlEntry()] });
+      await applyManifests(env.kubeconfigPath, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'whoami', namespace: 'default' },
+        spec: {
+          ...seedJob('whoami', 'kubectl auth whoami -o json').spec.template.spec,
+          nodeSelector: { 'kubernetes.io/hostname': 'direct-node' },
+        },
+      } as V1Pod);
+      const done = await podIn(env, 'whoami');
+      const log = direct.podLogs('default', 'whoami');
+      expect(done.status?.phase, log).toBe('Succeeded');
+      const { status } = JSON.parse(log) as {
+        status: { userInfo: { username: string; extra: Record<string, string[]> } };
+      };
+      expect(status.userInfo.username).toBe('system:serviceaccount:default:default');
+      expect(status.userInfo.extra['authentication.kubernetes.io/pod-name']).toEqual(['whoami']);
+    } finally {
+      await direct.stop();
+    }
   });
 
   it('stops leaving no process, link, rule, Node or folder', async () => {

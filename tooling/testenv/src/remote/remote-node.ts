@@ -6,16 +6,15 @@
 // 100-year token, the configured CA), status and logs reported back. It needs a control plane
 // with the real node (its network is joined to the node's) and lives no longer than that node;
 // stop(), an exit hook and the plane's reaper remove every process, link and file it made.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { requireBinaries } from '../binaries.js';
 import type { ControlPlane } from '../control-plane.js';
 import { writeShellImage, type ShellImageOptions } from '../node/images.js';
 import { createCgroup, joinDaemonsScript } from '../node/cgroups.js';
 import { cgroupPids, teardownNode, type NodeTraces } from '../node/teardown.js';
-import { apiClient, ApiError } from './api.js';
+import { apiClient } from './api.js';
 import { parseCriLog, renderLog } from './cri-log.js';
 import type { Endpoint } from './firewall.js';
 import { imageStore } from './images.js';
@@ -24,7 +23,8 @@ import { startRemoteNetwork } from './network.js';
 import { registerNode } from './node-object.js';
 import { remoteNodeSettings, type RemoteNodeOptions } from './options.js';
 import type { IssuedToken } from './pod-files.js';
-import { startPodRunner, type PodRunner } from './pod-runner.js';
+import type { PodRuntime } from './pod-runner.js';
+import { startPodSync, type PodSync } from './pod-sync.js';
 
 export interface RemoteNode {
   /** The Node's name (`interlink-node` unless named). */
@@ -54,8 +54,6 @@ export interface RemoteNode {
 
 export type { RemoteNodeOptions };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function startRemoteNode(
   env: ControlPlane,
   options: RemoteNodeOptions,
@@ -66,31 +64,30 @@ export async function startRemoteNode(
     throw new Error("startRemoteNode: the control plane has no real node (components: ['node'])");
   const { name } = settings;
   const timeoutMs = settings.startTimeoutSeconds * 1000;
+  const tracesFile = join(env.dir, `remote-node-${name}.json`);
+  if (existsSync(tracesFile)) {
+    throw new Error(
+      `startRemoteNode: a remote node named ${name} already runs on this control plane`,
+    );
+  }
   const dir = join(env.dir, `kfx-remote-${name}`);
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, 'remote-node.log');
   const log = pino({ base: { node: name } }, pino.destination({ dest: logFile, sync: true }));
   const cgroup = `kfx-remote-${node.hostLink.replace(/^kfxbr/, '')}-${name}`;
   const traces: NodeTraces = { cgroup };
-  const tracesFile = join(env.dir, `remote-node-${name}.json`);
   writeFileSync(tracesFile, JSON.stringify(traces));
   const onExit = () => teardownNode(traces);
   process.on('exit', onExit);
 
   const cleanups: (() => Promise<void>)[] = [];
-  const runners = new Map<string, PodRunner>();
   const issued: IssuedToken[] = [];
+  let pods: PodSync | undefined;
   let stopped = false;
-  // A function, so that a check after an await reads the current value.
-  const isStopped = () => stopped;
-  let stopWatch: (() => void) | undefined;
-  let syncing = Promise.resolve();
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    stopWatch?.();
-    await syncing;
-    await Promise.all([...runners.values()].map((r) => r.terminate(0)));
+    await pods?.stop();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
     const left = teardownNode(traces);
     process.off('exit', onExit);
@@ -114,13 +111,10 @@ export async function startRemoteNode(
     const logs = await startLogsServer({
       address: node.hostIp,
       clientCa: env.caCert,
-      find: (namespace, pod, container) =>
-        [...runners.values()]
-          .find((r) => r.namespace === namespace && r.name === pod)
-          ?.log(container),
+      find: (namespace, pod, container) => pods?.find(namespace, pod)?.log(container),
     });
     cleanups.push(() => logs.close());
-    const runtime = {
+    const runtime: PodRuntime = {
       api,
       dir: join(dir, 'pods'),
       images,
@@ -134,87 +128,6 @@ export async function startRemoteNode(
         log.info(token, 'token issued');
       },
       log,
-    };
-
-    const deleteNow = async (pod: V1Pod) => {
-      const { namespace = 'default', name: podName = '', uid } = pod.metadata ?? {};
-      await api
-        .call('DELETE', `/api/v1/namespaces/${namespace}/pods/${podName}`, {
-          apiVersion: 'v1',
-          kind: 'DeleteOptions',
-          gracePeriodSeconds: 0,
-          preconditions: { uid },
-        })
-        .catch((error: unknown) => {
-          if (!(error instanceof ApiError && (error.status === 404 || error.status === 409)))
-            throw error;
-        });
-    };
-    const onPod = (pod: V1Pod) => {
-      const uid = pod.metadata?.uid ?? '';
-      let runner = runners.get(uid);
-      const deleting = Boolean(pod.metadata?.deletionTimestamp);
-      if (!runner) {
-        const ended = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-        if (deleting)
-          void deleteNow(pod).catch((error: unknown) => {
-            log.warn({ err: error }, 'delete failed');
-          });
-        if (deleting || ended || stopped) return;
-        runner = startPodRunner(runtime, pod);
-        runners.set(uid, runner);
-        log.info(
-          { namespace: pod.metadata?.namespace, pod: pod.metadata?.name, uid },
-          'pod bound here',
-        );
-      }
-      if (deleting && !runner.terminating()) {
-        const grace = pod.metadata?.deletionGracePeriodSeconds ?? 30;
-        void runner
-          .terminate(grace)
-          .then(() => deleteNow(pod))
-          .catch((error: unknown) => {
-            log.warn({ err: error }, 'termination failed');
-          });
-      }
-    };
-    const forget = (uid: string) => {
-      const runner = runners.get(uid);
-      if (!runner) return;
-      runners.delete(uid);
-      void runner.terminate(0);
-    };
-
-    const selector = `fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`;
-    const sync = async () => {
-      while (!isStopped()) {
-        try {
-          const list = await api.call<{ items: V1Pod[]; metadata: { resourceVersion: string } }>(
-            'GET',
-            `/api/v1/pods?${selector}`,
-          );
-          const listed = new Set(list.items.map((p) => p.metadata?.uid));
-          for (const uid of [...runners.keys()].filter((u) => !listed.has(u))) forget(uid);
-          for (const pod of list.items) onPod(pod);
-          const watching = api.watch(
-            `/api/v1/pods?${selector}&watch=true&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion=${list.metadata.resourceVersion}`,
-            (event) => {
-              const pod = event.object as V1Pod;
-              if (event.type === 'ADDED' || event.type === 'MODIFIED') onPod(pod);
-              if (event.type === 'DELETED') forget(pod.metadata?.uid ?? '');
-              if (event.type === 'ERROR') watching.stop();
-            },
-          );
-          stopWatch = () => {
-            watching.stop();
-          };
-          if (isStopped()) watching.stop();
-          await watching.ended;
-        } catch (error) {
-          log.warn({ err: error }, 'listing pods failed; retrying');
-        }
-        if (!isStopped()) await sleep(1000);
-      }
     };
 
     const registered = await registerNode(
@@ -231,12 +144,11 @@ export async function startRemoteNode(
       },
     );
     cleanups.push(() => registered.stop());
-    syncing = sync();
+    pods = startPodSync({ api, nodeName: name, runtime, log });
+    const following = pods;
     node.onStop(stop);
     log.info({ address: network.address, allowed: settings.allowed }, 'remote node started');
 
-    const podRunner = (namespace: string, pod: string) =>
-      [...runners.values()].find((r) => r.namespace === namespace && r.name === pod);
     return {
       name,
       address: network.address,
@@ -255,14 +167,14 @@ export async function startRemoteNode(
         return image.name;
       },
       podLogs(namespace, pod, container) {
-        const found = podRunner(namespace, pod)?.log(container);
+        const found = following.find(namespace, pod)?.log(container);
         if (!found)
           throw new Error(
             `no container ${container ?? '(first)'} of Pod ${namespace}/${pod} on ${name}`,
           );
         return renderLog(parseCriLog(readFileSync(found.file, 'utf8')));
       },
-      podPids: (namespace, pod) => podRunner(namespace, pod)?.pids() ?? [],
+      podPids: (namespace, pod) => following.find(namespace, pod)?.pids() ?? [],
       issuedTokens: () => [...issued],
       pids: () => cgroupPids(cgroup),
       stop,
