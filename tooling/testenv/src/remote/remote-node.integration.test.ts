@@ -16,6 +16,7 @@ import {
 } from '@kubernetes/client-node';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBinaries } from '../binaries.js';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { kubectlEntry } from '../node/images.js';
 import { podIn, support, title } from '../node/test-pods.js';
@@ -271,7 +272,10 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
   });
 
   it('kills a running Pod’s processes when it is deleted, then deletes it', async () => {
-    const job = seedJob('sleeper', 'trap "echo stopping; exit 0" TERM; sleep 3600 & wait');
+    const job = seedJob(
+      'sleeper',
+      'trap "echo stopping; exit 0" TERM; echo started; sleep 3600 & wait',
+    );
     await applyManifests(env.kubeconfigPath, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -301,6 +305,28 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
     );
     const folder = join(env.dir, `kfx-remote-${NAME}`, 'pods', pod.metadata?.uid ?? '');
     expect(existsSync(folder)).toBe(true);
+    // `kubectl logs -f` follows it until it ends.
+    const follower = spawn(
+      requireBinaries(['kubectl']).kubectl,
+      ['--kubeconfig', env.kubeconfigPath, '--cache-dir', join(env.dir, 'kubectl-cache')].concat([
+        'logs',
+        '-f',
+        'sleeper',
+      ]),
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let followed = '';
+    follower.stdout.on('data', (chunk: Buffer) => (followed += chunk.toString()));
+    const followEnded = new Promise((resolve) => follower.once('exit', resolve));
+    await waitFor(
+      () =>
+        Promise.resolve(
+          followed === 'started\n'
+            ? { done: true as const, value: undefined }
+            : { done: false as const, saw: JSON.stringify(followed) },
+        ),
+      { description: 'kubectl logs -f to show the start', timeoutMs: 30_000 },
+    );
     await core.deleteNamespacedPod({ name: 'sleeper', namespace: 'default' });
     await waitFor(
       async () => {
@@ -316,6 +342,8 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
     );
     expect(pids.filter(running)).toEqual([]);
     expect(existsSync(folder)).toBe(false);
+    await followEnded;
+    expect(followed).toBe('started\nstopping\n'); // its SIGTERM handler ran
   });
 
   it('gives a workload kubectl’s in-cluster configuration where the API address is the apiserver', async () => {
