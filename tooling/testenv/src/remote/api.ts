@@ -17,12 +17,12 @@ export class ApiError extends Error {
   }
 }
 
-export interface WatchEvent {
+interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: Record<string, unknown>;
 }
 
-export interface Watching {
+interface Watching {
   /** Resolves when the server ends the watch or it fails (the caller lists again). */
   ended: Promise<void>;
   stop(): void;

@@ -20,7 +20,7 @@ export type ReadData = (
 ) => Promise<Record<string, string> | undefined>;
 
 /** The variables interLink's virtual kubelet appends to every container. */
-export function kubernetesApiEnv(api: ApiAddress): [string, string][] {
+function kubernetesApiEnv(api: ApiAddress): [string, string][] {
   const { host, port } = api;
   return [
     ['KUBERNETES_PORT', `tcp://${host}:${port}`],

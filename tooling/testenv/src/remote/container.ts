@@ -13,7 +13,7 @@ import type { UnpackedImage } from './images.js';
 
 const run = promisify(execFile);
 
-export interface Mount {
+interface Mount {
   /** The folder on this machine. */
   source: string;
   /** Where the container sees it. */
@@ -52,7 +52,7 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
 /** Runs as pid 1 of the container's pid namespace, in its fresh mount namespace. */
-export function startScript(spec: ContainerSpec, rootfs: string): string {
+function startScript(spec: ContainerSpec, rootfs: string): string {
   const inRoot = (path: string) => quote(join(rootfs, path));
   return [
     'set -e',

@@ -38,7 +38,7 @@ export function normalizeImageName(reference: string): string {
 }
 
 /** The names an image answers to: its own, and `docker.io/x` for podman's `localhost/x`. */
-export function imageAliases(name: string): string[] {
+function imageAliases(name: string): string[] {
   const normal = normalizeImageName(name);
   return normal.startsWith('localhost/')
     ? [normal, `docker.io/${normal.slice('localhost/'.length)}`]
@@ -108,7 +108,7 @@ async function applyWhiteouts(layer: string, rootfs: string): Promise<void> {
 }
 
 /** Unpacks every image of `archive` under `storeDir`; resolves with them. */
-export async function unpackArchive(archive: string, storeDir: string): Promise<UnpackedImage[]> {
+async function unpackArchive(archive: string, storeDir: string): Promise<UnpackedImage[]> {
   mkdirSync(storeDir, { recursive: true });
   const scratch = mkdtempSync(join(storeDir, 'kfx-archive-'));
   try {

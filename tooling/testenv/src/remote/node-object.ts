@@ -20,7 +20,7 @@ export interface NodeSettings {
   capacity: { cpu: string; memory: string; pods: string };
 }
 
-export function nodeManifest(s: NodeSettings, since: string): Record<string, unknown> {
+function nodeManifest(s: NodeSettings, since: string): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -43,7 +43,7 @@ export function nodeManifest(s: NodeSettings, since: string): Record<string, unk
 }
 
 /** The status, heartbeat now; `since` is when the conditions took their values (registration). */
-export function nodeStatus(s: NodeSettings, since: string): Record<string, unknown> {
+function nodeStatus(s: NodeSettings, since: string): Record<string, unknown> {
   const at = now();
   const condition = (type: string, status: string, reason: string, message: string) => ({
     type,

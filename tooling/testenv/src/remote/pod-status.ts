@@ -40,7 +40,7 @@ type WireState =
       };
     };
 
-export interface WireContainerStatus {
+interface WireContainerStatus {
   name: string;
   image: string;
   imageID: string;
