@@ -37,7 +37,7 @@ export default defineConfig(
     // door/, token/, check/, env/, manifests/ and the modules beside them, never the reverse; what they
     // share with the commands (options-error.ts) sits below both.
     files: [
-      'packages/kube-api-exposer/src/{proxy,door,token,check,env,manifests}/**/*.ts',
+      'packages/kube-api-exposer/src/{proxy,door,interlink,token,check,env,manifests}/**/*.ts',
       'packages/kube-api-exposer/src/*.ts',
     ],
     ignores: ['packages/kube-api-exposer/src/index.ts'],

@@ -168,7 +168,7 @@ export function lookUpBinaries(
 }
 
 /** The command that builds what a test or the demo needs, as the set-up of `npm test` runs it. */
-export function buildCommand(oldest = false): string {
+function buildCommand(oldest = false): string {
   return `pnpm --filter @kfx/testenv exec kfx-testenv binaries --all${oldest ? ' --minor oldest' : ''}`;
 }
 

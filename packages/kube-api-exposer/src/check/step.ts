@@ -2,7 +2,7 @@
 // can act on, what was seen and what to do about it. Options are named in backquotes
 // (`` `caFile` ``), for a caller to rename with `renameOptions`.
 export interface CheckStep {
-  name: 'tls' | 'api' | 'identity' | 'permissions';
+  name: 'tls' | 'api' | 'identity' | 'permissions' | 'interlink-ca';
   ok: boolean;
   /** One line: what was found, or what went wrong. */
   summary: string;

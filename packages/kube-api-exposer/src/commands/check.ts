@@ -7,10 +7,11 @@ import type { ApiTarget } from '../check/api-request.js';
 import type { RulesReviewStatus } from '../check/rules-table.js';
 import { gatherInputs } from '../check/inputs.js';
 import type { CheckStep } from '../check/step.js';
+import { checkInterlinkCa } from '../check/interlink-ca.js';
 import { probeTls } from '../check/tls-probe.js';
 import { readClaims } from '../check/token-hints.js';
 import { validateOptions } from './validate-options.js';
-import { httpsUrl, labelName, notBoth, seconds } from './values.js';
+import { httpsUrl, labelName, namespacedName, notBoth, seconds } from './values.js';
 
 const schema = z
   .strictObject({
@@ -22,7 +23,12 @@ const schema = z
     context: z.string().optional(),
     namespace: labelName.optional(),
     timeout: seconds(1, 300).default(10),
+    /** `NAMESPACE/NAME` of interLink's ConfigMap or Secret holding its copy of the CA. */
+    interlinkConfig: namespacedName.optional(),
+    /** A file holding interLink's copy of the CA (its Helm values, or its virtual kubelet's configuration). */
+    interlinkConfigFile: z.string().min(1).optional(),
   })
+  .refine(...notBoth('interlinkConfig', 'interlinkConfigFile'))
   .refine((o) => o.server !== undefined || o.kubeconfig !== undefined, {
     message: 'give the address to check (or `kubeconfig`)',
     path: ['server'],
@@ -84,6 +90,9 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
     const result = await checkPermissions(target, namespace);
     steps.push(result.step);
     rules = result.rules;
+  }
+  if (o.interlinkConfig !== undefined || o.interlinkConfigFile !== undefined) {
+    steps.push(await checkInterlinkCa(target, o, host, port));
   }
   const report = {
     ok: steps.every((s) => s.ok),

@@ -7,7 +7,8 @@ import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime';
 import { freePort, kubectl } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { createCertificateAuthority } from '@kfx/dev-certs';
 import {
   apply,
   configMapReader,
@@ -345,6 +346,66 @@ describe('kfx expose-api check', () => {
     });
     expect(closed.steps[0]?.summary).toMatch(/cannot connect to 127\.0\.0\.1:\d+: ECONNREFUSED/);
     expect(closed.text).toContain('✗ tls:');
+  });
+
+  it("compares interLink's copy of the CA with what the exposer serves, read through the exposer or from a file", async () => {
+    // interLink's values, as its chart keeps them in a ConfigMap the plugin may read.
+    const values = (ca: string) =>
+      stringify({ interlink: { kubernetesApiAddr: '127.0.0.1', kubernetesApiCaCrt: ca } });
+    await apply(cluster, [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'interlink-values', namespace: ns },
+        data: { 'values.yaml': values(pki.ca.cert) },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'interlink-stale', namespace: ns },
+        data: { 'values.yaml': values(proxyPki(cluster.dir, { name: 'stale' }).ca.cert) },
+      },
+    ]);
+    const matching = await check({
+      kubeconfig: pluginKubeconfig,
+      interlinkConfig: `${ns}/interlink-values`,
+    });
+    expect(matching.steps.at(-1)).toMatchObject({ name: 'interlink-ca', ok: true });
+    expect(matching.steps.at(-1)?.summary).toContain(
+      `ConfigMap ${ns}/interlink-values verifies the certificate the exposer serves`,
+    );
+    const stale = await check({
+      kubeconfig: pluginKubeconfig,
+      interlinkConfig: `${ns}/interlink-stale`,
+    });
+    expect(stale.ok).toBe(false);
+    expect(stale.steps.at(-1)?.summary).toContain(
+      'does not verify the certificate the exposer serves: Pods on the remote node fail TLS',
+    );
+    expect(stale.steps.at(-1)?.details.at(-1)).toContain('kfx expose-api env --format helm-values');
+    // A copy that ends within 30 days passes, with a warning.
+    const ending = createCertificateAuthority({ commonName: 'ending CA', validityDays: 10 });
+    const endingPki = proxyPki(cluster.dir, { name: 'ending' });
+    writeFileSync(endingPki.caFile, ending.cert);
+    const serving = ending.issue({
+      commonName: 'kfx-expose-api',
+      ipAddresses: ['127.0.0.1'],
+      validityDays: 5,
+    });
+    writeFileSync(endingPki.certFile, serving.cert);
+    writeFileSync(endingPki.keyFile, serving.key);
+    const endingExposer = await startExposer(endingPki);
+    const file = join(cluster.dir, 'interlink-values.yaml');
+    writeFileSync(file, values(ending.cert));
+    const warned = await check({
+      server: endingExposer.url,
+      caFile: endingPki.caFile,
+      interlinkConfigFile: file,
+      token: 'x',
+    });
+    const step = warned.steps.find((s) => s.name === 'interlink-ca');
+    expect(step?.ok).toBe(true);
+    expect(step?.details.some((d) => /^warning: it ends in \d+ days/.test(d))).toBe(true);
   });
 
   it('explains a refused token from its own claims, and asks for a token when there is none', async () => {

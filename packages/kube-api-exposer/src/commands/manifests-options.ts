@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ManifestSettings } from '../manifests/settings.js';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import { validateOptions } from './validate-options.js';
-import { goDuration, goDurationSeconds, labelName, pathPrefix } from './values.js';
+import { goDuration, goDurationSeconds, labelName, namespacedName, pathPrefix } from './values.js';
 
 const hostname =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
@@ -57,6 +57,7 @@ const manifestsSchema = z
     upgrades: z.boolean().default(true),
     remoteNodes: z.array(z.string().min(1, { message: 'expected a node name' })).default([]),
     remoteNamespaces: z.array(labelName).default([]),
+    interlinkConfig: namespacedName.optional(),
     tlsSecret: labelName.optional(),
     format: z.enum(['yaml', 'helm'], { message: 'expected yaml or helm' }).default('yaml'),
     output: z.string().min(1).optional(),
@@ -130,6 +131,7 @@ export function manifestSettings(options: RenderManifestsOptions): {
       upgrades: o.upgrades,
       remoteNodes: o.remoteNodes,
       remoteNamespaces: o.remoteNamespaces,
+      interlinkConfig: o.interlinkConfig,
       tlsSecret: o.tlsSecret,
     },
     format: o.format,

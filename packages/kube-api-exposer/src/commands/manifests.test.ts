@@ -8,6 +8,7 @@ import type { CertManagerObject } from '../manifests/certificates.js';
 import { renderManifests, type RenderManifestsOptions } from './manifests.js';
 
 interface Named {
+  apiVersion: string;
   kind: string;
   metadata: { name: string };
 }
@@ -180,8 +181,37 @@ describe('renderManifests', () => {
     expect(written).toContain(join(dir, 'Chart.yaml'));
     expect(readFileSync(join(dir, 'values.yaml'), 'utf8')).toContain('- 203.0.113.10');
     expect(readFileSync(join(dir, 'templates', 'deployment.yaml'), 'utf8')).toContain(
-      'automountServiceAccountToken: false',
+      'automountServiceAccountToken: {{ if or .Values.remoteWorkloads.nodes .Values.remoteWorkloads.interlinkConfig.name }}true{{ else }}false{{ end }}',
     );
+  });
+
+  it('with remote nodes, mounts the token for the door and grants it rights in their namespaces only', async () => {
+    const { objects, find } = await render({
+      remoteNodes: ['interlink-slurm'],
+      remoteNamespaces: ['hpc-a', 'hpc-b'],
+    });
+    const pod = (find('Deployment') as V1Deployment | undefined)?.spec?.template.spec;
+    expect(pod?.automountServiceAccountToken).toBe(true);
+    expect(pod?.containers[0]?.args).toContain('--remote-node=interlink-slurm');
+    const rbac = (objects as (Named & { metadata: { namespace?: string } })[]).filter((o) =>
+      ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind),
+    );
+    expect(rbac.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}`).sort()).toEqual([
+      'Role/hpc-a',
+      'Role/hpc-b',
+      'RoleBinding/hpc-a',
+      'RoleBinding/hpc-b',
+    ]);
+    await expect(render({ remoteNodes: ['interlink-slurm'] })).rejects.toThrow(
+      /remoteNamespaces: the namespaces of the remote workloads/,
+    );
+  });
+
+  it('with a certificate of your own, renders nothing for cert-manager', async () => {
+    const { objects, find } = await render({ tlsSecret: 'my-tls' });
+    expect(objects.some((o) => o.apiVersion.startsWith('cert-manager.io/'))).toBe(false);
+    const pod = (find('Deployment') as V1Deployment | undefined)?.spec?.template.spec;
+    expect(pod?.volumes?.find((v) => v.name === 'tls')?.secret?.secretName).toBe('my-tls');
   });
 
   it('names the option and what it expected when an option is wrong', async () => {

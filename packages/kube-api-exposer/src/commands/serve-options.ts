@@ -2,7 +2,15 @@
 import { z } from 'zod';
 import { DEFAULT_ALLOWED_PREFIXES } from '../path-allow-list.js';
 import { checkCaps } from './serve-caps.js';
-import { count, listenHost, listenPort, notBoth, pathPrefix, seconds } from './values.js';
+import {
+  count,
+  listenHost,
+  listenPort,
+  namespacedName,
+  notBoth,
+  pathPrefix,
+  seconds,
+} from './values.js';
 
 /** The defaults of `serve`: written here only (the CLI's flags and their help take them from here). */
 export const SERVE_DEFAULTS = {
@@ -75,6 +83,8 @@ export const serveSchema = z
     apiAudiences: z.array(z.string().min(1)).min(1).optional(),
     /** Credentials for the exposer's own calls (the door); default the Pod's service account. */
     identityKubeconfig: z.string().optional(),
+    /** `NAMESPACE/NAME` of interLink's ConfigMap or Secret holding its copy of the CA, watched. */
+    interlinkConfig: namespacedName.optional(),
     /** Plain-HTTP /healthz, /readyz and /metrics; `false` switches them off. */
     metrics: z
       .union([

@@ -84,6 +84,7 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
         client: doorClient,
         exchangeLifetimeSeconds: opts.exchangeLifetime,
         apiAudiences: opts.apiAudiences,
+        interlinkConfig: opts.interlinkConfig,
         tlsReloadIntervalMs: opts.tlsReloadInterval * 1000,
         logger,
         registry,
@@ -136,10 +137,14 @@ export async function serve(options: ServeOptions): Promise<RunningExposer> {
  * Pods, TokenRequests); never sent with a caller's request. Needed only with `remoteNodes`.
  */
 function identityClient(
-  opts: { remoteNodes: readonly string[]; identityKubeconfig?: string | undefined },
+  opts: {
+    remoteNodes: readonly string[];
+    interlinkConfig?: unknown;
+    identityKubeconfig?: string | undefined;
+  },
   logger: Logger,
 ): KubeClient | undefined {
-  if (opts.remoteNodes.length === 0) return undefined;
+  if (opts.remoteNodes.length === 0 && opts.interlinkConfig === undefined) return undefined;
   const file = opts.identityKubeconfig;
   try {
     const kc =
@@ -150,9 +155,13 @@ function identityClient(
   } catch (error) {
     throw unusableOption(
       'serve',
-      file === undefined ? 'remoteNodes' : 'identityKubeconfig',
+      file !== undefined
+        ? 'identityKubeconfig'
+        : opts.remoteNodes.length > 0
+          ? 'remoteNodes'
+          : 'interlinkConfig',
       file === undefined
-        ? `the door of remote nodes needs credentials of the exposer's own: run it in a Pod (its ServiceAccount) or give \`identityKubeconfig\` (${messageOf(error)})`
+        ? `\`remoteNodes\` and \`interlinkConfig\` need credentials of the exposer's own: run it in a Pod (its ServiceAccount) or give \`identityKubeconfig\` (${messageOf(error)})`
         : messageOf(error),
       error,
     );

@@ -9,6 +9,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { resources } from '@kfx/kube-runtime';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { mintToken } from '../index.js';
 import type { RunningExposer, ServeOptions } from '../index.js';
 import { auditEventFor, auditLogOf } from '../testing/audit-log.js';
@@ -20,6 +21,7 @@ import {
   metricSample,
   proxyPki,
   startTestExposer,
+  until,
   type CapturedLogs,
   type Cluster,
   type ProxyPki,
@@ -226,5 +228,50 @@ describe('the door refuses', () => {
       token: await podToken('inside'),
     });
     expect(answer.status).toBe(200);
+  });
+});
+
+describe("serve watches interLink's copy of its CA", () => {
+  it('as a metric: 1 while the copy verifies the certificate served, 0 once it does not', async () => {
+    const values = (ca: string) =>
+      stringify({ interlink: { kubernetesApiAddr: '127.0.0.1', kubernetesApiCaCrt: ca } });
+    await apply(cluster, [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'interlink-values', namespace: ns },
+        data: { 'values.yaml': values(pki.ca.cert) },
+      },
+    ]);
+    const exposer = await startExposer({
+      interlinkConfig: `${ns}/interlink-values`,
+      identityKubeconfig: cluster.env.kubeconfigPath,
+    });
+    const label = `{config="${ns}/interlink-values"}`;
+    const matches = () =>
+      metricSample(exposer.opsUrl, `kfx_exposer_interlink_ca_copy_matches${label}`);
+    await until('the copy to be compared', async () => (await matches()) === 1);
+    expect(
+      await metricSample(
+        exposer.opsUrl,
+        `kfx_exposer_interlink_ca_copy_expiry_timestamp_seconds${label}`,
+      ),
+    ).toBeGreaterThan(Date.now() / 1000);
+    // Another exposer whose certificate the copy does not verify.
+    const other = proxyPki(cluster.dir, { name: 'renewed' });
+    const renewed = await startTestExposer(cluster, other, closers, {
+      logger: logs.logger,
+      interlinkConfig: `${ns}/interlink-values`,
+      identityKubeconfig: cluster.env.kubeconfigPath,
+    });
+    await until('the stale copy to be reported', async () => {
+      const text = await (await fetch(`${renewed.opsUrl ?? ''}/metrics`)).text();
+      return text.includes(`kfx_exposer_interlink_ca_copy_matches${label} 0\n`);
+    });
+    expect(
+      logs.lines.some((line) =>
+        String(line.msg).includes('does not verify the certificate served'),
+      ),
+    ).toBe(true);
   });
 });

@@ -24,7 +24,11 @@ function chartValues(s: ManifestSettings) {
       nodePort: s.nodePort ?? null,
     },
     ingress: { enabled: s.expose === 'ingress', className: s.ingressClass },
-    remoteWorkloads: { nodes: [...s.remoteNodes], namespaces: [...s.remoteNamespaces] },
+    remoteWorkloads: {
+      nodes: [...s.remoteNodes],
+      namespaces: [...s.remoteNamespaces],
+      interlinkConfig: s.interlinkConfig === undefined ? {} : { ...s.interlinkConfig },
+    },
     certificate: {
       existingSecret: s.tlsSecret ?? '',
       ipAddresses,
@@ -48,7 +52,9 @@ const VALUES_HEADER = `# Values of the kfx-expose-api chart. The defaults are th
 # ingress          an ingress-nginx Ingress that re-encrypts to the proxy (className)
 # remoteWorkloads  nodes: remote nodes (interLink's virtual nodes) whose Pods' tokens come in,
 #                  exchanged for short-lived ones; namespaces: where their Pods run (the proxy
-#                  may read Pods and request tokens there, and nowhere else)
+#                  may read Pods and request tokens there, and nowhere else); interlinkConfig:
+#                  {namespace, name} of interLink's ConfigMap or Secret whose copy of the CA the
+#                  proxy compares with what it serves (it may read that one object)
 # certificate      SANs of the serving certificate (the external IPs and DNS names), its
 #                  duration and renewBefore, the self-signed CA's caDuration, or an existing
 #                  cert-manager issuer: {kind: ClusterIssuer, name: my-ca}; existingSecret: a

@@ -122,7 +122,7 @@ spec:
       serviceAccountName: {{ .Release.Name }}
       # No API credential in the Pod (the proxy forwards its callers' tokens only), but with
       # remote nodes: the door's own calls (never forwarded).
-      automountServiceAccountToken: {{ if .Values.remoteWorkloads.nodes }}true{{ else }}false{{ end }}
+      automountServiceAccountToken: {{ if or .Values.remoteWorkloads.nodes .Values.remoteWorkloads.interlinkConfig.name }}true{{ else }}false{{ end }}
       securityContext:
         runAsNonRoot: true
         runAsUser: 65532
@@ -150,6 +150,11 @@ spec:
             {{- end }}
             {{- range .Values.remoteWorkloads.nodes }}
             - --remote-node={{ . }}
+            {{- end }}
+            {{- with .Values.remoteWorkloads.interlinkConfig }}
+            {{- if .name }}
+            - --interlink-config={{ .namespace }}/{{ .name }}
+            {{- end }}
             {{- end }}
           ports:
             - name: https
@@ -322,6 +327,39 @@ subjects:
   - kind: ServiceAccount
     name: {{ $root.Release.Name }}
     namespace: {{ $root.Release.Namespace }}
+{{- end }}
+{{- with .Values.remoteWorkloads.interlinkConfig }}
+{{- if .name }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $root.Release.Name }}-interlink-ca
+  namespace: {{ .namespace }}
+  labels:
+    {{- include "kfx-expose-api.labels" $root | nindent 4 }}
+rules:
+  - apiGroups: [""]
+    resources: [configmaps, secrets]
+    resourceNames: [{{ .name | quote }}]
+    verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $root.Release.Name }}-interlink-ca
+  namespace: {{ .namespace }}
+  labels:
+    {{- include "kfx-expose-api.labels" $root | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $root.Release.Name }}-interlink-ca
+subjects:
+  - kind: ServiceAccount
+    name: {{ $root.Release.Name }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
 {{- end }}
 `;
 

@@ -60,6 +60,7 @@ const VARIANTS: Record<string, Omit<RenderManifestsOptions, 'image'>> = {
     expose: 'nodeport',
     remoteNodes: ['interlink-slurm', 'interlink-htcondor'],
     remoteNamespaces: ['REMOTE'],
+    interlinkConfig: 'REMOTE/interlink-values',
     tlsSecret: 'my-exposer-tls',
   },
 };
@@ -68,6 +69,7 @@ const VARIANTS: Record<string, Omit<RenderManifestsOptions, 'image'>> = {
 const namespaced = (options: Omit<RenderManifestsOptions, 'image'>) => ({
   ...options,
   ...(options.remoteNamespaces ? { remoteNamespaces: [env.namespace] } : {}),
+  ...(options.interlinkConfig ? { interlinkConfig: `${env.namespace}/interlink-values` } : {}),
 });
 
 /** Server-side apply as a dry run with strict field validation: nothing is stored. */

@@ -27,6 +27,8 @@ export interface ManifestSettings {
   remoteNodes: readonly string[];
   /** Namespaces of the remote workloads: where the proxy may read Pods and request tokens. */
   remoteNamespaces: readonly string[];
+  /** interLink's ConfigMap or Secret whose copy of the CA the proxy watches (`serve`'s option). */
+  interlinkConfig: { namespace: string; name: string } | undefined;
   /** An existing Secret with the serving certificate; undefined: cert-manager issues one. */
   tlsSecret: string | undefined;
 }
@@ -72,3 +74,7 @@ export function addresses(s: Pick<ManifestSettings, 'externalAddresses'>): {
 export function internalDnsNames(s: Pick<ManifestSettings, 'name' | 'namespace'>): string[] {
   return [`${s.name}.${s.namespace}.svc`, `${s.name}.${s.namespace}.svc.cluster.local`];
 }
+
+/** Whether the proxy's Pod needs its ServiceAccount's token: for the door's and the watch's calls. */
+export const needsOwnIdentity = (s: Pick<ManifestSettings, 'remoteNodes' | 'interlinkConfig'>) =>
+  s.remoteNodes.length > 0 || s.interlinkConfig !== undefined;

@@ -14,6 +14,7 @@ import {
   labels,
   metadata,
   METRICS_PORT,
+  needsOwnIdentity,
   selectorLabels,
   servingSecretName,
   TLS_DIR,
@@ -32,7 +33,9 @@ export function serviceAccount(s: ManifestSettings): V1ServiceAccount {
   };
 }
 
-function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades' | 'remoteNodes'>): string[] {
+function serveArgs(
+  s: Pick<ManifestSettings, 'allowPaths' | 'upgrades' | 'remoteNodes' | 'interlinkConfig'>,
+): string[] {
   return [
     'expose-api',
     'serve',
@@ -44,6 +47,9 @@ function serveArgs(s: Pick<ManifestSettings, 'allowPaths' | 'upgrades' | 'remote
     ...s.allowPaths.map((p) => `--allow-path=${p}`),
     ...(s.upgrades ? [] : ['--no-upgrades']),
     ...s.remoteNodes.map((node) => `--remote-node=${node}`),
+    ...(s.interlinkConfig === undefined
+      ? []
+      : [`--interlink-config=${s.interlinkConfig.namespace}/${s.interlinkConfig.name}`]),
   ];
 }
 
@@ -64,7 +70,7 @@ export function deployment(s: ManifestSettings): V1Deployment {
         metadata: { labels: labels(s) },
         spec: {
           serviceAccountName: s.name,
-          automountServiceAccountToken: s.remoteNodes.length > 0,
+          automountServiceAccountToken: needsOwnIdentity(s),
           securityContext: {
             runAsNonRoot: true,
             runAsUser: NONROOT,

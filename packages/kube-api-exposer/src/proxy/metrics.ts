@@ -17,6 +17,8 @@ export interface ProxyMetrics {
   longRunningRefused: Counter<'limit'>;
   credentialChecks: Counter<'result'>;
   podTokens: Counter<'decision'>;
+  interlinkCaMatches: Gauge<'config'>;
+  interlinkCaExpiry: Gauge<'config'>;
   tlsHandshakeTimeouts: Counter;
   tlsReloads: Counter<'result'>;
   certificateExpiry: Gauge;
@@ -88,6 +90,18 @@ export function createProxyMetrics(registry: Registry = new Registry()): ProxyMe
       name: 'kfx_exposer_pod_tokens_total',
       help: 'Requests with a token bound to a Pod, by what the door did: exchanged (a remote Pod: forwarded with a short-lived token of the same ServiceAccount and Pod), refused_in_cluster (the Pod runs inside the cluster), refused_gone (the Pod is gone), refused_invalid (not signed by the cluster, wrong issuer or audience), error (could not check: answered 503)',
       labelNames: ['decision'],
+      registers,
+    }),
+    interlinkCaMatches: new Gauge({
+      name: 'kfx_exposer_interlink_ca_copy_matches',
+      help: "1 when interLink's copy of the exposer's CA (option interlinkConfig, NAMESPACE/NAME in the label) verifies the certificate served, 0 when it does not or cannot be read: remote Pods get that copy as their ca.crt. Absent until the first check",
+      labelNames: ['config'],
+      registers,
+    }),
+    interlinkCaExpiry: new Gauge({
+      name: 'kfx_exposer_interlink_ca_copy_expiry_timestamp_seconds',
+      help: "When interLink's copy of the exposer's CA ends (Unix time), to alert before remote Pods fail TLS",
+      labelNames: ['config'],
       registers,
     }),
     tlsHandshakeTimeouts: new Counter({

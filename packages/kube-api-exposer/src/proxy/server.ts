@@ -21,6 +21,7 @@ import { forwardUpgrade } from './upgrade.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { ProvenTokens } from './proven-tokens.js';
 import { Door, type DoorOptions } from '../door/door.js';
+import { watchCaCopy } from '../interlink/ca-copy-watch.js';
 import { probeUpstream } from './upstream-probe.js';
 import type { Upstream } from './upstream.js';
 
@@ -52,6 +53,8 @@ export interface ProxyServerOptions
   /** Open client connections, streams and upgrades included; more are closed on accept. */
   maxConnections: number;
   tlsReloadIntervalMs: number;
+  /** interLink's ConfigMap or Secret with its copy of the CA, watched. */
+  interlinkConfig?: { namespace: string; name: string } | undefined;
   logger: Logger;
   registry?: Registry | undefined;
 }
@@ -226,6 +229,16 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       logger.warn({ err: error }, 'TLS files not reloaded; the previous ones stay in use');
     },
   });
+  const stopCaCopyWatch =
+    options.interlinkConfig !== undefined && options.client !== undefined
+      ? watchCaCopy({
+          client: options.client,
+          config: options.interlinkConfig,
+          certFile: options.tlsCertFile,
+          metrics,
+          logger,
+        })
+      : () => undefined;
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -237,6 +250,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     checkUpstream: () => probeUpstream(pool),
     close: async (graceMs = 10_000) => {
       watcher.close();
+      stopCaCopyWatch();
       const closed = new Promise<void>((resolve) => {
         server.close(() => {
           resolve();

@@ -36,10 +36,19 @@ export function checkCommand(): Command {
       "Namespace whose permissions are listed. Default: the token's service-account namespace, the kubeconfig's, else default.",
     )
     .option('--timeout <seconds>', 'Limit for each network step.', wholeNumber, 10)
+    .option(
+      '--interlink-config <namespace/name>',
+      "interLink's ConfigMap or Secret holding its copy of the exposed CA (kubernetesApiCaCrt), read through the exposer with the checked token: does it verify the certificate served, and does it end within 30 days.",
+    )
+    .option(
+      '--interlink-config-file <file>',
+      "The same from a file: interLink's Helm values or its virtual kubelet's configuration.",
+    )
     .addHelpText(
       'after',
       examples(
-        `  $ kfx expose-api check --server https://203.0.113.10:6443 --ca-file ca.crt --token "$(cat token)"`,
+        `  $ kfx expose-api check --server https://203.0.113.10:6443 --ca-file ca.crt --token "$(cat token)"
+  $ kfx expose-api check --kubeconfig slurm-plugin.kubeconfig --interlink-config-file interlink-values.yaml`,
       ),
     )
     .action(verbAction(checkVerb));

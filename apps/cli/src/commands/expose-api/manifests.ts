@@ -105,6 +105,10 @@ export function manifestsCommand(): Command {
       'Namespaces of the remote workloads: the proxy may read Pods and request tokens there (a Role and RoleBinding in each), and nowhere else.',
     )
     .option(
+      '--interlink-config <namespace/name>',
+      "interLink's ConfigMap or Secret whose copy of the CA the proxy compares with what it serves (serve's --interlink-config); the proxy may read that one object.",
+    )
+    .option(
       '--tls-secret <name>',
       'Serve the certificate of this existing Secret in the namespace (tls.crt, tls.key and ca.crt, the certificate naming every --external-address) instead of rendering cert-manager objects.',
     )

@@ -213,6 +213,10 @@ export function serveCommand(): Command {
       "The audiences the API server accepts (its --api-audiences): a remote Pod's token must be for one. Default: the API server's issuer.",
     )
     .option(
+      '--interlink-config <namespace/name>',
+      "interLink's ConfigMap or Secret holding its copy of this exposer's CA (kubernetesApiCaCrt): compared with the certificate served at start and every 5 minutes, as a metric and a log line. Needs the exposer's own credentials.",
+    )
+    .option(
       '--identity-kubeconfig <file>',
       "Credentials for the exposer's own calls with --remote-node (the keys that sign tokens, Pods, TokenRequests); never sent with a caller's request. Default: the Pod's service account.",
     )
