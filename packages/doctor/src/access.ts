@@ -8,7 +8,7 @@ import { DOCTOR_RULES, describeRight, rightsOf, type Right } from './rights.js';
 export class AccessError extends Error {
   constructor(readonly missing: readonly Right[]) {
     super(
-      `no access: this identity may not ${missing.map(describeRight).join(', ')}. kfx doctor needs the rights of the ClusterRole kfx-doctor: install it with the controller chart (--set doctor.enabled=true, doctor.subjects for your user or group), or see docs/doctor/rights.md`,
+      `no access: this identity may not ${missing.map(describeRight).join(', ')}. kfx doctor needs the rights of the ClusterRole the controller chart installs with doctor.enabled=true (bound to its ServiceAccount <release>-doctor and to doctor.subjects: your user or group); see docs/doctor/rights.md`,
     );
     this.name = 'AccessError';
   }

@@ -9,6 +9,8 @@ export interface Targets {
   namespaces: string[];
   /** The Profiles' namespaces among them. */
   profileNamespaces: string[];
+  /** Those asked for (`-n`) that exist, in the order given. */
+  asked: string[];
   /** Namespaces asked for (`-n`) that do not exist. */
   absent: string[];
 }

@@ -63,10 +63,12 @@ async function targetsOf(cluster: Cluster, asked: readonly string[]): Promise<Ta
   const profileNamespaces = [
     ...new Set(profiles.map((profile) => profile.metadata?.name ?? '').filter(live)),
   ].sort();
-  const extra = [...new Set(asked)].filter((name) => !profileNamespaces.includes(name));
+  const unique = [...new Set(asked)];
+  const extra = unique.filter((name) => !profileNamespaces.includes(name));
   return {
     namespaces: [...profileNamespaces, ...extra.filter(live)],
     profileNamespaces,
+    asked: unique.filter(live),
     absent: extra.filter((name) => !namespaces.has(name)),
   };
 }

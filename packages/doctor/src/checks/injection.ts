@@ -124,6 +124,12 @@ async function webhookFault(
   }
   const authorities = caCertificates(webhook.proxyInjector?.clientConfig.caBundle);
   const served = await servedCertificate(cluster, webhook);
+  if (webhook.url && !served.certificate && served.unavailable.includes('cannot be reached')) {
+    return {
+      why: `kfx-webhook at ${webhook.url} does not answer here either and failurePolicy is Ignore`,
+      fix: `start kfx-webhook at ${new URL(webhook.url).host}, or point MutatingWebhookConfiguration ${webhook.configuration} at where it runs`,
+    };
+  }
   if (authorities && served.certificate && !issuedBy(served.certificate, authorities)) {
     return {
       why: "the API server cannot verify kfx-webhook's certificate with the caBundle, and failurePolicy is Ignore",

@@ -41,8 +41,9 @@ const ruleFix = (webhook: KfxWebhook | undefined, classes: readonly string[]) =>
 };
 
 export const rwxClaimsCheck: Check = async ({ cluster, targets }) => {
-  const { namespaces } = await targets();
-  const namespace = namespaces[0];
+  // A namespace asked for first: the claim goes where the person running the doctor looks.
+  const { namespaces, asked } = await targets();
+  const namespace = asked[0] ?? namespaces[0];
   if (!namespace) return skipped('no Profile namespace, and none asked for (-n)');
   const [classes, webhooks] = await Promise.all([cluster.storageClasses(), kfxWebhooks(cluster)]);
   const webhook = webhooks.find((each) => each.pvcRewriter);
