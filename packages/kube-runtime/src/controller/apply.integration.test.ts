@@ -470,3 +470,40 @@ describe('applyObject on a real apiserver', () => {
     ).rejects.toThrow('applyObject ConfigMap x: the object has no apiVersion');
   });
 });
+
+describe('an object someone else made', () => {
+  it('is told as adopted, naming who wrote it, when the cache did not hold it', async () => {
+    const configMap = (name: string, data: Record<string, string>): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: ns },
+        data,
+      }) as KubeObject;
+    await client.create(resources.configMaps, configMap('adoptee', { a: '1' }), {
+      fieldManager: 'kubectl-create',
+    });
+    // A cache of this manager's objects only (as kfx's label-selected ones): neither is in it.
+    const cache = { get: () => undefined };
+    const adopted = await applyObject(client, configMap('adoptee', { b: '2' }), {
+      fieldManager,
+      cache,
+      logger,
+    });
+    expect(adopted.action).toBe('adopted');
+    expect(adopted.earlierManagers).toEqual(['kubectl-create']);
+    expect(adopted.reason).toBe('it existed, written by kubectl-create');
+    const made = await applyObject(client, configMap('fresh', { b: '2' }), {
+      fieldManager,
+      cache,
+      logger,
+    });
+    expect(made.action).toBe('created');
+    // Read live (no cache): an update of what this manager made.
+    const updated = await applyObject(client, configMap('fresh', { b: '3' }), {
+      fieldManager,
+      logger,
+    });
+    expect(updated.action).toBe('updated');
+  });
+});

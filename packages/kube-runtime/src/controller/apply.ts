@@ -4,7 +4,8 @@
 // when given, else a GET) holds every desired value AND the field manager owns exactly the
 // desired fields, so that fields dropped from the desired state are still removed. A cache of
 // skeletons (applied-digest.ts) answers by digest; when the digests differ, the object is read
-// and judged exactly.
+// and judged exactly. A write tells whether it created the object or adopted one someone else
+// had made (a cache may hold only some objects, so "not cached" is not "absent").
 import type { KubeClient } from '../client/client.js';
 import { getOrUndefined } from '../client/get-or-undefined.js';
 import type { Logger } from '../logger.js';
@@ -39,6 +40,14 @@ export interface ApplyResult<T> {
   object: T;
   /** Why it was written: the first difference found, or `it did not exist`. */
   reason?: string | undefined;
+  /**
+   * What the write did: `created`; `adopted`, an object that existed but was neither in the
+   * cache nor ever written by this field manager (its answer carries other managers' fields):
+   * made by someone else, now taken over; `updated`. Undefined when nothing was written.
+   */
+  action?: 'created' | 'adopted' | 'updated' | undefined;
+  /** For `adopted`: the field managers that had written the object before. */
+  earlierManagers?: string[] | undefined;
 }
 
 export async function applyObject<T extends KubeObject>(
@@ -87,8 +96,24 @@ export async function applyObject<T extends KubeObject>(
   });
   const changed = live?.metadata?.resourceVersion !== object.metadata?.resourceVersion;
   applies.inc({ kind, result: changed ? 'changed' : 'unchanged' });
-  if (changed) logger.info(live ? 'updated' : 'created');
-  return { changed, object, reason };
+  if (!changed) return { changed, object, reason };
+  // Not in the cache (which may hold only some objects, e.g. this manager's) is not absent.
+  const earlier = live ? [] : otherManagers(object, options.fieldManager);
+  const action = live ? 'updated' : earlier.length > 0 ? 'adopted' : 'created';
+  logger.info(action === 'adopted' ? { earlierManagers: earlier } : {}, action);
+  return {
+    changed,
+    object,
+    reason: action === 'adopted' ? `it existed, written by ${earlier.join(', ')}` : reason,
+    action,
+    ...(action === 'adopted' ? { earlierManagers: earlier } : {}),
+  };
+}
+
+/** The field managers other than `fieldManager` whose entries an object carries. */
+function otherManagers(object: KubeObject, fieldManager: string): string[] {
+  const managers = (object.metadata?.managedFields ?? []).map((entry) => entry.manager ?? '');
+  return [...new Set(managers.filter((m) => m !== '' && m !== fieldManager))];
 }
 
 /** Skeletons whose object was read and found to need no write for a desired digest. */
