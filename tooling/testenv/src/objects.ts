@@ -22,6 +22,10 @@ export const CRDS = {
   istioAuthorizationPolicy: fileURLToPath(
     new URL('../crds/istio-authorization-policy.yaml', import.meta.url),
   ),
+  /** Config Connector's IAMPolicyMember (a Google IAM binding), with nothing acting on it. */
+  configConnectorIamPolicyMember: fileURLToPath(
+    new URL('../crds/config-connector-iam-policy-member.yaml', import.meta.url),
+  ),
 } as const;
 
 export type Manifests = string | KubernetesObject | readonly KubernetesObject[];
