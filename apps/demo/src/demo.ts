@@ -164,7 +164,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
 
     if (options.keep) {
       await handOver(testenv, env, apps);
-      console.log(keepMessage(env, await writeCommands(testenv, env), egress));
+      console.log(keepMessage(env, writeCommands(testenv, env), egress));
       await aborted(signal);
     }
   } finally {

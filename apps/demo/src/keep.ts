@@ -30,7 +30,7 @@ export async function handOver(
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
 
 /** `<dir>/bin` with kfx, kubectl and helm; returns the folder. */
-export async function writeCommands(testenv: Testenv, env: ControlPlane): Promise<string> {
+export function writeCommands(testenv: Testenv, env: ControlPlane): string {
   const bin = join(env.dir, 'bin');
   mkdirSync(bin);
   const { kubectl, helm } = testenv.requireBinaries(['kubectl', 'helm']);
