@@ -36,6 +36,7 @@ export function enableReconciler<Config, Prepared>(
     reads: reconciler.reads?.(prepared) ?? [],
     namespaces: reconciler.namespaces?.(prepared) ?? [],
     requires: reconciler.requires?.(prepared) ?? [],
+    namespaceLabelKeys: reconciler.namespaceLabelKeys?.(prepared) ?? [],
     createOnly: reconciler.createOnly ?? false,
     adopts: reconciler.adopts,
     desired: (profile, read = EMPTY_VIEW) =>

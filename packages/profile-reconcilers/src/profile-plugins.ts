@@ -1,11 +1,15 @@
 // The in-cluster half of a Profile's `spec.plugins`, as the upstream Kubeflow profile controller
 // applies them: a cloud identity for the namespace's workloads, given by an annotation on the
 // ServiceAccount they run as (`default-editor`). `WorkloadIdentity` (GKE) names a Google service
-// account, `AwsIamForServiceAccount` (EKS) an IAM role. Upstream also edits the IAM role's trust
-// policy outside Kubernetes unless `annotateOnly` is set; kfx does not touch a cloud account, so
-// it says so until the Profile says the trust policy is handled (`annotateOnly: true`).
-// Whoever writes the Profile names the identity, so only one `ceilings.cloudIdentities` allows
-// for this Profile is applied: a pattern bound to its name, or one given to it by name.
+// account, `AwsIamForServiceAccount` (EKS) an IAM role. Upstream also edits the cloud side: the
+// IAM role's trust policy unless `annotateOnly` is set, the Google service account's
+// `roles/iam.workloadIdentityUser` binding of `<pool>[<namespace>/default-editor]`. kfx never
+// calls a cloud API, so each says so in the Profile's condition until it is handled: the AWS
+// trust policy by the Profile (`annotateOnly: true`), the Google binding by the site
+// (`workloadIdentity.binding: external`) or declaratively by kfx through Config Connector
+// (`config-connector`, workload-identity.ts). Whoever writes the Profile names the identity, so
+// only one `ceilings.cloudIdentities` allows for this Profile is applied: a pattern bound to its
+// name, or one given to it by name.
 import { identityAllowed, type Ceilings } from './ceilings.js';
 import type { Problem } from './reconciler.js';
 import type { Profile } from './profile.js';
@@ -16,6 +20,26 @@ const AWS_ROLE_ANNOTATION = 'eks.amazonaws.com/role-arn';
 const GCP_SERVICE_ACCOUNT = /^[a-z][-a-z0-9]{4,28}[a-z0-9]@[-a-z0-9.]+\.iam\.gserviceaccount\.com$/;
 const AWS_ROLE_ARN = /^arn:aws(-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
+/** Who binds the Google service account to the namespace's ServiceAccount. */
+export type GcpBinding = 'report' | 'external' | 'config-connector';
+
+export interface PluginOptions {
+  /** The ServiceAccount the identity is given to (`default-editor`). */
+  serviceAccount: string;
+  ceilings: Ceilings;
+  /** Default `report`: nobody, said in the condition. */
+  gcpBinding?: GcpBinding | undefined;
+  /** The cluster's workload identity pool, `<project>.svc.id.goog`, when known. */
+  pool?: string | undefined;
+}
+
+export interface PluginIdentities {
+  annotations: Record<string, string>;
+  problems: Problem[];
+  /** The Google service account applied, for the binding kfx makes (config-connector). */
+  gcpServiceAccount?: string | undefined;
+}
+
 interface Plugin {
   kind?: unknown;
   spec?: Record<string, unknown> | undefined;
@@ -23,14 +47,15 @@ interface Plugin {
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** The annotations the Profile's plugins put on `serviceAccount`, and what could not be honoured. */
-export function pluginAnnotations(
-  profile: Profile,
-  serviceAccount: string,
-  ceilings: Ceilings,
-): { annotations: Record<string, string>; problems: Problem[] } {
+/**
+ * The annotations the Profile's plugins put on the ServiceAccount, the Google service account to
+ * bind, and what could not be honoured or is left to someone else.
+ */
+export function pluginIdentities(profile: Profile, options: PluginOptions): PluginIdentities {
+  const { serviceAccount, ceilings } = options;
   const annotations: Record<string, string> = {};
   const problems: Problem[] = [];
+  let gcpServiceAccount: string | undefined;
   const plugins = (profile.spec?.plugins ?? []) as Plugin[];
   const namespace = profile.metadata?.name ?? '';
   const beyond = (where: string, field: string, identity: string, key: string) => {
@@ -60,6 +85,13 @@ export function pluginAnnotations(
         continue;
       }
       annotations[GCP_SERVICE_ACCOUNT_ANNOTATION] = account;
+      gcpServiceAccount = account;
+      const binding = options.gcpBinding ?? 'report';
+      if (binding === 'report') {
+        problems.push({
+          message: `${where} (WorkloadIdentity): ServiceAccount ${serviceAccount} is annotated, but kfx does not edit IAM: Google service account ${account} must give roles/iam.workloadIdentityUser to serviceAccount:${options.pool ?? '<project>.svc.id.goog'}[${namespace}/${serviceAccount}] (namespace.workloadIdentity.binding: external once the site does, or config-connector to have kfx make a Config Connector IAMPolicyMember for it)`,
+        });
+      }
     } else if (plugin.kind === 'AwsIamForServiceAccount') {
       const role = spec.awsIamRole;
       if (typeof role !== 'string' || !AWS_ROLE_ARN.test(role)) {
@@ -84,5 +116,5 @@ export function pluginAnnotations(
       });
     }
   }
-  return { annotations, problems };
+  return { annotations, problems, ...(gcpServiceAccount ? { gcpServiceAccount } : {}) };
 }

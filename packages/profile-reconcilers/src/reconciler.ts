@@ -4,6 +4,7 @@
 import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
 import type { z } from 'zod';
 import type { Ceilings } from './ceilings.js';
+import type { NamespaceLabelPlan } from './controller/namespace-labels.js';
 import type { Profile } from './profile.js';
 
 /** Something about a Profile that a reconciler could not honour; the rest still applies. */
@@ -46,6 +47,12 @@ export interface Desired {
   incomplete?: boolean | undefined;
   /** Names of the reconciler's `requires` this Profile's objects rely on. */
   requires?: string[] | undefined;
+  /**
+   * For the reconciler that makes the Profile's namespace: labels it sets only where the
+   * namespace lacks them, labels it removes, and which of its own labels it enforces (told
+   * when put back). Its keys must be among `namespaceLabelKeys`.
+   */
+  namespaceLabels?: NamespaceLabelPlan | undefined;
 }
 
 /** An object kind a reconciler creates; the controller watches it and needs RBAC for it. */
@@ -133,6 +140,8 @@ export interface ProfileReconciler<Config, Prepared = Config> {
   namespaces?: ((config: Prepared) => NamespaceUse[]) | undefined;
   /** Cluster objects its objects may rely on (a Profile's `desired` names those it does). */
   requires?: ((config: Prepared) => RequiredObject[]) | undefined;
+  /** The labels of Profile namespaces its `namespaceLabels` decide by (the namespace cache keeps them). */
+  namespaceLabelKeys?: ((config: Prepared) => string[]) | undefined;
   /**
    * Its objects are only ever created: one of the same name that kfx did not make for the
    * Profile is left alone (a conflict, told in the condition and an Event), even in the
@@ -159,6 +168,8 @@ export interface EnabledReconciler {
   namespaces?: NamespaceUse[] | undefined;
   /** Cluster objects its objects may rely on. */
   requires?: RequiredObject[] | undefined;
+  /** The labels of Profile namespaces it decides by (see ProfileReconciler). */
+  namespaceLabelKeys?: string[] | undefined;
   /** Its objects are only created, never taken over (see ProfileReconciler). */
   createOnly?: boolean | undefined;
   /** Which existing objects of a createOnly reconciler it takes over (see ProfileReconciler). */

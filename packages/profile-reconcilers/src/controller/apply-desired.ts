@@ -5,7 +5,9 @@
 // and is not this Profile's is taken over only inside the Profile's own namespace, and only for
 // reconcilers that allow it: elsewhere (and for copies, which are `createOnly`) an object this
 // Profile does not own (an ownerReference with its uid, which the controller kfx replaces also
-// set) is left alone, even if it carries kfx's label, which anyone can write. Why a Secret was
+// set) is left alone, even if it carries kfx's label, which anyone can write. An object that
+// existed before kfx first applied it is told as adopted, not created. The Profile's namespace
+// gets its default labels only where it lacks them (namespace-labels.ts). Why a Secret was
 // written is told by field, never by value.
 import {
   applyObject,
@@ -22,14 +24,19 @@ import {
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import { describeObject } from './describe.js';
 import type { DesiredObject } from './desired-objects.js';
+import { NamespaceApply } from './namespace-apply.js';
+import type { LabelChange } from './namespace-labels.js';
 
 export interface Change {
   object: DesiredObject;
-  action: 'created' | 'updated' | 'recreated';
+  /** `adopted`: it existed (someone else made it) before kfx first applied it. */
+  action: 'created' | 'updated' | 'recreated' | 'adopted';
   /** Why it was written: the first difference found, for the event. */
   reason: string;
   /** The resourceVersion the write produced, to recognise its own watch event. */
   resourceVersion: string | undefined;
+  /** Labels of the Profile's namespace that kfx enforces and put back. */
+  reverted?: LabelChange[] | undefined;
 }
 
 export interface ApplyContext {
@@ -39,6 +46,8 @@ export interface ApplyContext {
   logger: Logger;
   /** The Profile's namespace exists and is its own or adopted; false: it is to be created. */
   namespaceHeld: boolean;
+  /** The Profile's namespace as the namespace cache holds it (the labels kfx decides by). */
+  liveNamespace?: KubeObject | undefined;
 }
 
 const rv = (object: KubeObject) => object.metadata?.resourceVersion;
@@ -116,11 +125,12 @@ async function createOnly(
   context: ApplyContext,
   profile: Profile,
   desired: DesiredObject,
+  object: KubeObject,
 ): Promise<boolean> {
   const { ref } = desired.kind;
   const namespace = ref.namespaced ? desired.object.metadata?.namespace : undefined;
   try {
-    await context.client.create(ref, desired.object, {
+    await context.client.create(ref, object, {
       fieldManager: context.fieldManager,
       signal: context.signal,
     });
@@ -200,14 +210,20 @@ export async function applyDesired(
 ): Promise<Change | undefined> {
   const { informer, ref } = desired.kind;
   const live = informer.store.get(objectKey(desired.object));
-  const apply = () =>
-    applyObject(context.client, desired.object, {
+  const labels = desired.namespaceLabels
+    ? new NamespaceApply(context, desired, desired.namespaceLabels)
+    : undefined;
+  const apply = async (force = true) => {
+    const object = labels ? labels.object : desired.object;
+    return applyObject(context.client, object, {
       fieldManager: context.fieldManager,
       cache: informer.store,
       ref,
       signal: context.signal,
       logger: applyLogger(context, desired),
+      force,
     });
+  };
   const recreate = async (reason: string): Promise<Change> => {
     if (live) await remove(context, desired, live);
     const { object } = await apply();
@@ -235,19 +251,38 @@ export async function applyDesired(
     // kfx's label without this Profile's ownerReference: someone else's object.
     throw new Error(leftAlone(profile, desired));
   }
-  const created = !live && !takeOver && (await createOnly(context, profile, desired));
+  const created =
+    !live &&
+    !takeOver &&
+    (await createOnly(context, profile, desired, labels ? labels.object : desired.object));
   let result;
   try {
-    result = await apply();
+    // Defaults the namespace holds are asserted without force: a value someone changed since
+    // the cache saw it is a conflict, read again, never overwritten.
+    result = await apply(!labels?.assertsHeldDefaults);
   } catch (error) {
-    if (!live || !recreatable || !refusedInPlace(error)) throw error;
-    context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
-    return recreate(messageOf(error));
+    if (labels && (await labels.refreshOnConflict(error))) {
+      result = await apply();
+    } else {
+      if (!live || !recreatable || !refusedInPlace(error)) throw error;
+      context.logger.info({ err: error }, 'the change cannot be made in place; recreating');
+      return recreate(messageOf(error));
+    }
   }
   if (created) await keepOnlyApplied(context, desired, result.object);
-  if (!result.changed) return undefined;
-  const why = result.reason ?? 'it did not exist';
+  const removed = labels ? await labels.removeLabels() : [];
+  const reverted = labels?.reverted ?? [];
+  if (!result.changed && removed.length === 0) return undefined;
+  const why = result.changed
+    ? (result.reason ?? 'it did not exist')
+    : `label ${removed.join(', ')} removed`;
   const reason = holdsSecrets(desired) ? withoutValues(why) : why;
-  const action = live ? 'updated' : 'created';
-  return { object: desired, action, reason, resourceVersion: rv(result.object) };
+  return {
+    object: desired,
+    // `adopted`: not in kfx's cache (kfx-labelled objects only), and written by someone else.
+    action: result.action ?? 'updated',
+    reason,
+    resourceVersion: rv(result.object),
+    ...(reverted.length > 0 ? { reverted } : {}),
+  };
 }

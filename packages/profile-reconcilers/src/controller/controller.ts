@@ -28,6 +28,7 @@ import { OwnedKinds, withoutManagedFields } from './owned-kinds.js';
 import { ReadKinds } from './read-kinds.js';
 import { RequiredObjects } from './required-objects.js';
 import { Capacity, profilesHeld } from './capacity.js';
+import { finalizeProfile } from './finalize.js';
 import { reconcileProfile, waitForCapacity, type ReconcileDeps } from './reconcile-profile.js';
 import { Echoes } from './echoes.js';
 import { NamespaceGuard } from './namespace-claim.js';
@@ -56,6 +57,14 @@ export interface ProfileControllerConfig {
    * Profile. A Profile that stops matching is left alone, its objects kept.
    */
   profileSelector?: ProfileSelector | undefined;
+  /**
+   * kfx replaces the upstream Kubeflow profile controller: on a Profile's deletion it cleans up
+   * what it made for the Profile's plugins and removes that controller's finalizer
+   * `profile-finalizer`, which would otherwise hold the Profile for ever. Default: true when the
+   * `namespace` reconciler runs (kfx makes the namespaces, so that controller does not run),
+   * false otherwise (kfx runs beside it, and the finalizer is that controller's to remove).
+   */
+  replacesUpstream?: boolean | undefined;
   /**
    * Profiles reconciled at most; the others (the newest) wait with a condition saying why.
    * Default: what the heap holds (capacity.ts), so that more Profiles never run it out of memory.
@@ -126,7 +135,9 @@ export class ProfileController {
     this.namespaces = createInformer<KubeObject>(options.client, resources.namespaces, {
       ...common,
       resyncMs: 0,
-      transform: namespaceSkeleton,
+      transform: namespaceSkeleton(
+        options.config.reconcilers.flatMap((r) => r.namespaceLabelKeys ?? []),
+      ),
       builtInIndexes: [],
     });
     this.#required = new RequiredObjects(options.client, options.config.reconcilers, common);
@@ -228,6 +239,7 @@ export class ProfileController {
       metrics: this.#metrics,
       status,
       echoes: this.#echoes,
+      replacesUpstream: replacesUpstream(this.#options.config),
     };
     const queue = new WorkQueue<string>({
       name: 'profiles',
@@ -240,7 +252,11 @@ export class ProfileController {
     for (const name of this.profiles.store.keys()) queue.add(name);
     const running = queue.run(async (name, context) => {
       const profile = this.profiles.store.get(name);
-      if (!profile || profile.metadata?.deletionTimestamp) return;
+      if (!profile) return;
+      if (profile.metadata?.deletionTimestamp) {
+        await finalizeProfile(deps, profile, context.signal, context.logger);
+        return;
+      }
       if (!this.#capacity.admits(name)) {
         await waitForCapacity(deps, profile, this.#capacity.message(), context.signal);
         return;
@@ -276,6 +292,10 @@ export class ProfileController {
     await Promise.all(this.informers.map((informer) => informer.stop()));
   }
 }
+
+/** Whether kfx replaces the upstream controller: as configured, else when it makes namespaces. */
+const replacesUpstream = (config: ProfileControllerConfig): boolean =>
+  config.replacesUpstream ?? config.reconcilers.some((r) => r.name === 'namespace');
 
 export function createProfileController(options: ProfileControllerOptions): ProfileController {
   return new ProfileController(options);

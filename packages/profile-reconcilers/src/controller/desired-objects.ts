@@ -5,6 +5,7 @@ import type { KubeObject } from '@kfx/kube-runtime';
 import { messageOf } from '@kfx/kube-runtime';
 import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
 import { EMPTY_VIEW, type EnabledReconciler, type Problem, type ReadView } from '../reconciler.js';
+import type { NamespaceLabelPlan } from './namespace-labels.js';
 import { objectId, type OwnedKind, type OwnedKinds } from './owned-kinds.js';
 
 export interface DesiredObject {
@@ -16,6 +17,8 @@ export interface DesiredObject {
   createOnly: boolean;
   /** Whether an existing object of the name is taken over anyway (the reconciler's `adopts`). */
   adopts: ((existing: KubeObject) => boolean) | undefined;
+  /** For the Profile's namespace: labels set as defaults, removed, enforced (namespace-labels.ts). */
+  namespaceLabels?: NamespaceLabelPlan | undefined;
 }
 
 export interface DesiredSet {
@@ -82,6 +85,9 @@ export function desiredObjects(
           createOnly: reconciler.createOnly ?? false,
           adopts:
             reconciler.adopts && ((existing) => reconciler.adopts?.(existing, object) ?? false),
+          ...(desired.namespaceLabels && isProfileNamespace(profile, raw)
+            ? { namespaceLabels: desired.namespaceLabels }
+            : {}),
         });
       }
     } catch (error) {

@@ -15,6 +15,8 @@ export function profileChanged(profile: Profile, old: Profile): boolean {
     a.uid !== b.uid ||
     a.generation !== b.generation ||
     Boolean(a.deletionTimestamp) !== Boolean(b.deletionTimestamp) ||
+    // What holds a Profile being deleted is in its condition.
+    !sameJson(a.finalizers, b.finalizers) ||
     !sameJson(a.labels, b.labels) ||
     !sameJson(a.annotations, b.annotations) ||
     // A condition someone else removed or edited is rewritten.

@@ -1,19 +1,32 @@
 // What Kubeflow's other components read from the objects kfx makes, on a real control plane with
 // a Profile CRD shaped exactly like Kubeflow's (testenv's): the owner's and contributors'
-// RoleBindings as Kubeflow's access management (KFAM) lists them, the cloud identity that
-// spec.plugins give default-editor (and take back), image pull secrets on the ServiceAccounts,
-// Pod Security that admits a sidecar-injected Pod and keeps a tenant's exception, and a
-// namespace the upstream profile controller made, taken over without deleting or duplicating
-// anything (and left as upstream wants it when kfx stops).
-// On the package's shared plane: the controller selects this file's Profiles only.
+// RoleBindings as Kubeflow's access management (KFAM) lists them (the owner's annotated without
+// being told to, groups among the contributors, templates seeing them, and a warning for a
+// binding KFAM cannot see), the cloud identity that spec.plugins give default-editor (and take
+// back), with the Google binding made as Config Connector's IAMPolicyMember (tested on its CRD)
+// and gone with the plugin or the Profile, image pull secrets on the ServiceAccounts, Pod
+// Security that admits a sidecar-injected Pod and keeps a tenant's exception, and a namespace
+// the upstream profile controller made, taken over without deleting or duplicating anything
+// (and left as upstream wants it when kfx stops).
+// On the package's shared plane: the controller selects this file's Profiles only; the
+// IAMPolicyMember CRD (a fixed name) is installed and deleted by this file.
 import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
-import { profileNamespace, useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
+import {
+  CRDS,
+  installCrds,
+  kubectl,
+  profileNamespace,
+  useSharedControlPlane,
+  waitFor,
+  type SharedControlPlane,
+} from '@kfx/testenv';
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Profile } from '../profile.js';
 import {
   condition,
   createProfile,
+  eventMessages,
   eventually,
   fileProfiles,
   read,
@@ -29,27 +42,59 @@ let client: KubeClient;
 let file: FileProfiles;
 const made: string[] = [];
 
-/** kfx in place of the upstream profile controller, as the migration guide configures it. */
-const CONFIG = {
-  namespace: { imagePullSecrets: ['regcred'] },
+/** A template that lists whom the namespace is shared with: users, then groups. */
+const SHARED_WITH = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shared-with
+data:
+  owner: "{{ owner.name }}"
+{{ for c in contributors }}
+  user.{{ c.binding }}: "{{ c.user }} {{ c.role }}"
+{{ end }}
+{{ for g in groupContributors }}
+  group.{{ g.binding }}: "{{ g.group }} {{ g.role }}"
+{{ end }}
+`;
+
+const IAM_POLICY_MEMBERS = {
+  group: 'iam.cnrm.cloud.google.com',
+  version: 'v1beta1',
+  resource: 'iampolicymembers',
+  kind: 'IAMPolicyMember',
+  namespaced: true,
+};
+
+/**
+ * kfx in place of the upstream profile controller, as the migration guide configures it: the
+ * owner's binding annotated for KFAM without being told to, the Google binding of
+ * WorkloadIdentity made through Config Connector in this file's namespace.
+ */
+const config = () => ({
+  namespace: {
+    imagePullSecrets: ['regcred'],
+    workloadIdentity: {
+      binding: 'config-connector',
+      pool: 'cluster-project.svc.id.goog',
+      namespace: env?.namespace,
+    },
+  },
   rbac: {
-    bindings: [
-      {
-        name: 'namespaceAdmin',
-        clusterRole: 'kubeflow-admin',
-        owner: true,
-        annotations: { user: '{{ owner.name }}', role: 'admin' },
-      },
-    ],
+    bindings: [{ name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true }] as Record<
+      string,
+      unknown
+    >[],
   },
   'profile-quota': {},
-};
+  templates: { inline: [{ name: 'shared-with', content: SHARED_WITH }] },
+});
 
 beforeAll(async () => {
   env = await useSharedControlPlane(inject('kfxControlPlane'), 'kf-contracts');
   client = testClient(env);
   file = fileProfiles(env);
-  running = await runController(env, CONFIG, {
+  await installCrds(env.kubeconfigPath, [CRDS.configConnectorIamPolicyMember]);
+  running = await runController(env, config(), {
     profileSelector: file.selector,
     ceilings: ceilings(),
   });
@@ -63,13 +108,30 @@ const ceilings = () => ({
         awsIamRoles: ['arn:aws:iam::123456789012:role/pipelines'],
         gcpServiceAccounts: ['pipelines@my-project.iam.gserviceaccount.com'],
       },
+      [file.name('plugins-gone')]: {
+        awsIamRoles: ['arn:aws:iam::123456789012:role/pipelines'],
+        gcpServiceAccounts: ['pipelines@my-project.iam.gserviceaccount.com'],
+      },
     },
   },
 });
 
 afterAll(async () => {
   await running?.stop();
-  for (const name of made) await client.delete(resources.profiles, name).catch(() => undefined);
+  for (const name of made) {
+    await client
+      .patch(resources.profiles, name, { metadata: { finalizers: null } }, { type: 'merge' })
+      .catch(() => undefined);
+    await client.delete(resources.profiles, name).catch(() => undefined);
+  }
+  if (env) {
+    await kubectl(env.kubeconfigPath, [
+      'delete',
+      'crd',
+      'iampolicymembers.iam.cnrm.cloud.google.com',
+      '--ignore-not-found',
+    ]).catch(() => undefined);
+  }
   client.close();
   await env?.release();
 });
@@ -138,10 +200,73 @@ describe('the owner and contributors', () => {
       },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob@example.com' }],
     } as KubeObject);
+    // A group contributor, as KFAM makes one for the dashboard's `group:` sharing.
+    await client.create(resources.roleBindings, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: {
+        name: 'group-data-team-clusterrole-view',
+        namespace: team,
+        annotations: { user: 'data-team', role: 'view' },
+      },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'kubeflow-view',
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'data-team' }],
+    } as KubeObject);
     expect(await kfamBindings(team)).toEqual([
       { user: 'bob@example.com', role: 'edit', subject: 'User:bob@example.com' },
+      { user: 'data-team', role: 'view', subject: 'Group:data-team' },
       { user: `${team}@example.com`, role: 'admin', subject: `User:${team}@example.com` },
     ]);
+    // kfx's templates see both: the users, and the group in a list of its own.
+    const shared = await eventually<KubeObject & { data?: Record<string, string> }>(
+      client,
+      'configMaps',
+      'shared-with',
+      team,
+      (cm) => Object.keys(cm?.data ?? {}).length === 4,
+      'the template to list the contributors and the group',
+    );
+    expect(shared?.data).toEqual({
+      owner: `${team}@example.com`,
+      'user.namespaceAdmin': `${team}@example.com admin`,
+      'user.user-bob-example-com-clusterrole-edit': 'bob@example.com edit',
+      'group.group-data-team-clusterrole-view': 'data-team view',
+    });
+  });
+
+  it('are warned of in the condition when a binding to a kubeflow-* role lacks KFAM’s annotations', async () => {
+    if (!env) throw new Error('no control plane');
+    await running?.stop();
+    const unseen = config();
+    unseen.rbac.bindings.push({
+      name: 'team-edit',
+      clusterRole: 'kubeflow-edit',
+      subjects: [{ kind: 'Group', name: 'ml-team' }],
+    });
+    running = await runController(env, unseen, {
+      profileSelector: file.selector,
+      ceilings: ceilings(),
+    });
+    const name = file.name('kfam');
+    const warned = await condition(
+      client,
+      name,
+      (c) => c.reason === 'ReconciledWithWarnings',
+      'a warning about team-edit',
+    );
+    expect(warned.message).toContain(
+      "RoleBinding team-edit binds ClusterRole kubeflow-edit without Kubeflow's access-management annotations user and role: KFAM and the dashboard do not list Group ml-team",
+    );
+    await running.stop();
+    running = await runController(env, config(), {
+      profileSelector: file.selector,
+      ceilings: ceilings(),
+    });
+    await condition(client, name, (c) => c.reason === 'Reconciled', 'reconciled again');
   });
 });
 
@@ -167,6 +292,24 @@ describe('spec.plugins', () => {
     const viewer = await read<V1ServiceAccount>(client, 'serviceAccounts', 'default-viewer', team);
     expect(viewer?.imagePullSecrets).toEqual([{ name: 'regcred' }]);
 
+    // The Google binding, as Config Connector's IAMPolicyMember, beside the Profiles.
+    const member = await client.get<KubeObject & { spec?: unknown }>(
+      IAM_POLICY_MEMBERS,
+      `${team}-workload-identity`,
+      { namespace: env?.namespace },
+    );
+    expect(member.spec).toEqual({
+      member: `serviceAccount:cluster-project.svc.id.goog[${team}/default-editor]`,
+      role: 'roles/iam.workloadIdentityUser',
+      resourceRef: {
+        apiVersion: 'iam.cnrm.cloud.google.com/v1beta1',
+        kind: 'IAMServiceAccount',
+        external:
+          'projects/my-project/serviceAccounts/pipelines@my-project.iam.gserviceaccount.com',
+      },
+    });
+    expect(member.metadata?.ownerReferences?.[0]?.name).toBe(team);
+
     await client.patch(resources.profiles, team, { spec: { plugins: null } });
     await eventually<V1ServiceAccount>(
       client,
@@ -178,6 +321,69 @@ describe('spec.plugins', () => {
         sa?.metadata?.annotations?.['iam.gke.io/gcp-service-account'] === undefined,
       'the identity annotations removed',
     );
+    // Removing the plugin removes the binding kfx made for it.
+    await waitFor(
+      async () => {
+        const left = await client.list(IAM_POLICY_MEMBERS, { namespace: env?.namespace });
+        return left.items.length === 0
+          ? { done: true, value: undefined }
+          : { done: false, saw: `${left.items.length} IAMPolicyMember(s)` };
+      },
+      { description: 'the IAMPolicyMember deleted with the plugin', timeoutMs: 30_000 },
+    );
+  });
+
+  it('have their Google binding deleted with the Profile, upstream’s finalizer removed, and say what is left', async () => {
+    const name = file.name('plugins-gone');
+    made.push(name);
+    await client.create<Profile>(resources.profiles, {
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'Profile',
+      metadata: { name, labels: file.labels },
+      spec: {
+        owner: { kind: 'User', name: `${name}@example.com` },
+        plugins: [
+          {
+            kind: 'WorkloadIdentity',
+            spec: { gcpServiceAccount: 'pipelines@my-project.iam.gserviceaccount.com' },
+          },
+          // Upstream would edit the role's trust policy: kfx says it does not.
+          {
+            kind: 'AwsIamForServiceAccount',
+            spec: { awsIamRole: 'arn:aws:iam::123456789012:role/pipelines' },
+          },
+        ],
+      },
+    });
+    const team = name;
+    await condition(client, team, (c) => c.status === 'True', 'reconciled');
+    // As the upstream controller left it: its finalizer on the Profile.
+    await client.patch(resources.profiles, team, {
+      metadata: { finalizers: ['profile-finalizer'] },
+    });
+    await client.get(IAM_POLICY_MEMBERS, `${team}-workload-identity`, {
+      namespace: env?.namespace,
+    });
+    await client.delete(resources.profiles, team);
+    await waitFor(
+      async () => {
+        const left = await client.list(IAM_POLICY_MEMBERS, { namespace: env?.namespace });
+        const profileLeft = await read<Profile>(client, 'profiles', team);
+        return left.items.length === 0 && !profileLeft
+          ? { done: true, value: undefined }
+          : {
+              done: false,
+              saw: `${left.items.length} IAMPolicyMember(s), Profile ${profileLeft ? 'still there' : 'gone'}`,
+            };
+      },
+      { description: 'the Profile and its Google binding gone', timeoutMs: 30_000 },
+    );
+    const skipped = await eventMessages(client, team, 'CloudCleanupSkipped', /trust policy/);
+    expect(skipped).toContain(
+      `the trust policy of IAM role arn:aws:iam::123456789012:role/pipelines still allows system:serviceaccount:${team}:default-editor`,
+    );
+    // The Google binding was kfx's to delete, and it did.
+    expect(skipped).not.toContain('Google service account');
   });
 });
 
@@ -326,7 +532,7 @@ describe('a namespace the upstream profile controller made', () => {
     expect(after?.metadata?.uid).toBe(uids.get('RoleBinding/namespaceAdmin'));
     expect(after?.roleRef.name).toBe('kubeflow-admin');
     expect(after?.metadata?.annotations).toMatchObject({ user: owner, role: 'admin' });
-    running = await runController(env, CONFIG, {
+    running = await runController(env, config(), {
       profileSelector: file.selector,
       ceilings: ceilings(),
     });

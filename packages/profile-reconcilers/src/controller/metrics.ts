@@ -1,5 +1,6 @@
 // The controller's own metrics, on the registry it was given: how many Profiles are in each
-// state (alert on `failed`), and the writes it made, by kind and action.
+// state (alert on `failed`), and the writes it made, by kind and action (`adopted`: an object
+// someone else made, such as the upstream controller, taken over).
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ProfileState } from './status.js';
 
@@ -25,7 +26,7 @@ export class ControllerMetrics {
         Counter<'kind' | 'action'> | undefined) ??
       new Counter({
         name: 'kfx_profile_controller_object_writes_total',
-        help: 'Objects written for Profiles, by kind and action: created, updated, recreated, deleted',
+        help: 'Objects written for Profiles, by kind and action: created, adopted (it existed before kfx first applied it), updated, recreated, deleted',
         labelNames: ['kind', 'action'],
         registers: [registry],
       });

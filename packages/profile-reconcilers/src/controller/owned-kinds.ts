@@ -21,6 +21,7 @@ import {
 import type { Registry } from 'prom-client';
 import { MANAGED_BY_LABEL, MANAGED_SELECTOR, RECONCILER_LABEL } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';
+import { PLUGIN_LABEL } from '../workload-identity.js';
 
 export interface OwnedKind {
   ref: ResourceRef;
@@ -75,7 +76,11 @@ export class OwnedKinds {
     options: { logger: Logger; registry: Registry; fieldManager: string },
   ): Promise<OwnedKinds> {
     const kinds = new OwnedKinds();
-    const fields = { labels: [MANAGED_BY_LABEL, RECONCILER_LABEL], ownerKinds: ['Profile'] };
+    // PLUGIN_LABEL: what a Profile's plugin made is revoked first when the Profile goes.
+    const fields = {
+      labels: [MANAGED_BY_LABEL, RECONCILER_LABEL, PLUGIN_LABEL],
+      ownerKinds: ['Profile'],
+    };
     const transform = appliedSkeleton(options.fieldManager, fields);
     const metadataTransform = appliedSkeleton(options.fieldManager, {
       ...fields,

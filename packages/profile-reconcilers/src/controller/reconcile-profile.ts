@@ -44,6 +44,11 @@ export interface ReconcileDeps {
   metrics: ControllerMetrics;
   status: StatusWriter;
   echoes: Echoes;
+  /**
+   * kfx replaces the upstream Kubeflow profile controller: it handles that controller's
+   * finalizer on deletion (finalize.ts).
+   */
+  replacesUpstream: boolean;
 }
 
 /** Why nothing is applied this time, if so: the namespace is not the Profile's to use (yet). */
@@ -102,6 +107,7 @@ export async function reconcileProfile(
       signal,
       logger,
       namespaceHeld: held,
+      liveNamespace,
     };
     ({ changes, pruned } = await applyAll(
       context,
@@ -133,6 +139,17 @@ export async function reconcileProfile(
       { object: describeObject(change.object.object), reason: change.reason },
       change.action,
     );
+    // An enforced label put back is told even on the first reconcile: on a take-over it undoes
+    // what someone set on purpose.
+    for (const label of change.reverted ?? []) {
+      events.push(
+        deps.recorder.record(profile, {
+          type: 'Normal',
+          reason: 'LabelReverted',
+          message: `namespace ${profileNamespace(profile)}: label ${label.key} put back to ${JSON.stringify(label.to)} (it was ${JSON.stringify(label.from)}): the configuration enforces it (namespace.enforcedLabels)`,
+        }),
+      );
+    }
     // A Profile's first objects are told by its condition; later writes are repairs worth an Event.
     if (!seenBefore) continue;
     const action = change.action.charAt(0).toUpperCase() + change.action.slice(1);

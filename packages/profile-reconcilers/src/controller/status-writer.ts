@@ -7,6 +7,7 @@
 // a 409 and a retry, never a lost condition.
 import {
   isConflict,
+  isNotFound,
   resources,
   sleep,
   type EventInput,
@@ -29,6 +30,8 @@ export interface StatusReport {
   outcome: Outcome;
   /** Recorded on the Profile when the condition changes (ignored labels, errors). */
   warnings: EventInput[];
+  /** About a Profile being deleted (what holds it): written to it, unlike a reconcile's. */
+  terminating?: boolean | undefined;
 }
 
 interface Pending {
@@ -129,19 +132,28 @@ export class StatusWriter {
 
   async #write(name: string, report: StatusReport, signal: AbortSignal): Promise<void> {
     const profile = this.#o.profiles.get(name);
-    if (!profile || profile.metadata?.deletionTimestamp) return;
+    if (!profile) return;
+    // A reconcile's report is stale once the Profile is being deleted.
+    if (profile.metadata?.deletionTimestamp && !report.terminating) return;
     const resourceVersion = profile.metadata?.resourceVersion ?? '';
     const next = conditionFor(report.outcome, profile.metadata?.generation);
     if (sameCondition(currentCondition(profile), next)) return;
     // The cache has not caught up with our own last write yet.
     const written = this.#written.get(name);
     if (written?.over === resourceVersion && sameCondition(written.condition, next)) return;
-    const patched = await this.#o.client.patch<Profile>(
-      resources.profiles,
-      name,
-      { metadata: { resourceVersion }, status: { conditions: withCondition(profile, next) } },
-      { subresource: 'status', type: 'merge', signal },
-    );
+    const patched = await this.#o.client
+      .patch<Profile>(
+        resources.profiles,
+        name,
+        { metadata: { resourceVersion }, status: { conditions: withCondition(profile, next) } },
+        { subresource: 'status', type: 'merge', signal },
+      )
+      .catch((error: unknown) => {
+        // Deleted meanwhile (its last finalizer went): nothing to report on.
+        if (report.terminating && isNotFound(error)) return undefined;
+        throw error;
+      });
+    if (!patched) return;
     this.#written.set(name, { over: resourceVersion, condition: next });
     this.#o.echoes.expect(`profile/${name}`, patched.metadata?.resourceVersion);
     await Promise.all(report.warnings.map((event) => this.#o.recorder.record(profile, event)));

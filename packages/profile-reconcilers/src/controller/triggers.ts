@@ -37,14 +37,17 @@ export interface TriggerSinks {
 }
 
 /**
- * The namespace cache keeps only what the namespace check (namespace-claim.ts) reads, and the
- * Pod Security labels, so that a reconcile that changes a namespace's level can say so.
+ * The namespace cache keeps only what the namespace check (namespace-claim.ts) reads, the Pod
+ * Security labels, so that a reconcile that changes a namespace's level can say so, and the
+ * labels the reconcilers decide by (`labels`: the namespace reconciler's defaults and enforced
+ * labels, namespace-labels.ts).
  */
-export const namespaceSkeleton = metadataSkeleton({
-  annotations: [ADOPT_ANNOTATION, 'owner'],
-  labels: POD_SECURITY_LABELS,
-  ownerReferences: true,
-});
+export const namespaceSkeleton = (labels: readonly string[] = []) =>
+  metadataSkeleton({
+    annotations: [ADOPT_ANNOTATION, 'owner'],
+    labels: [...new Set([...POD_SECURITY_LABELS, ...labels])],
+    ownerReferences: true,
+  });
 
 /** The parts of a cached namespace that decide what its Profile may do. */
 const claimOf = (ns: KubeObject): string =>

@@ -5,7 +5,13 @@
 // `default-viewer` that notebooks, pipelines and test Jobs run as, each bound to its ClusterRole
 // (`kubeflow-edit`, `kubeflow-view`) by a RoleBinding of its name, as upstream does. The
 // ServiceAccounts carry the image pull secrets configured, and `default-editor` the cloud
-// identity the Profile's `spec.plugins` ask for (profile-plugins.ts), within the ceilings.
+// identity the Profile's `spec.plugins` ask for (profile-plugins.ts), within the ceilings, with
+// its Google binding made through Config Connector where configured (workload-identity.ts).
+//
+// The Kubeflow labels (and `istio-injection`) are set as upstream sets its labels file: only
+// where the namespace lacks the key, so an administrator's `istio-injection: disabled` on one
+// namespace stays; `""` removes a key. A label named in `enforcedLabels` is put back instead,
+// with an Event (controller/namespace-labels.ts).
 //
 // Pod Security `baseline` is enforced by default in both Istio modes (pod-security/): by Pod
 // Security Admission where it can, and where sidecars are injected without Istio CNI (whose
@@ -19,8 +25,14 @@ import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/c
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import { defineReconciler } from '../reconciler.js';
-import { pluginAnnotations } from '../profile-plugins.js';
+import { pluginIdentities } from '../profile-plugins.js';
+import {
+  IAM_POLICY_MEMBER,
+  workloadIdentityBinding,
+  workloadIdentitySchema,
+} from '../workload-identity.js';
 import type { Problem, RequiredObject } from '../reconciler.js';
+import type { NamespaceLabelPlan } from '../controller/namespace-labels.js';
 import { dnsLabel, labelKey, labelPrefix, objectName, rbacName } from '../schemas.js';
 import {
   BASELINE_POLICY_LABEL,
@@ -76,13 +88,26 @@ const serviceAccount = z
 
 const namespaceConfigSchema = z
   .strictObject({
-    /** Labels on every profile namespace; replaces the Kubeflow defaults when given. */
+    /**
+     * Labels on every profile namespace, set where it lacks them (a value it holds stays, as
+     * upstream); `""` removes the key. Replaces the Kubeflow defaults when given.
+     */
     labels: z
       .record(labelKey, z.string().max(63))
       .refine((labels) => !(ISTIO_INJECTION_LABEL in labels), {
         message: `set the ${ISTIO_INJECTION_LABEL} label with istioInjection (true or false)`,
       })
       .default({ ...KUBEFLOW_NAMESPACE_LABELS }),
+    /**
+     * Labels (of `labels`, or `istio-injection`) whose value kfx puts back, with an Event, when
+     * someone changes it on a namespace; the others are defaults.
+     */
+    enforcedLabels: z
+      .array(labelKey)
+      .refine((keys) => new Set(keys).size === keys.length, {
+        message: 'label keys must be unique',
+      })
+      .default([]),
     /** `istio-injection: enabled`, as the upstream controller sets in its default sidecar mode. */
     istioInjection: z.boolean().default(true),
     /** Istio CNI installs the sidecar's traffic rules: no `istio-init` needing NET_ADMIN. */
@@ -124,8 +149,24 @@ const namespaceConfigSchema = z
         message: 'ServiceAccount names must be unique',
       })
       .default(KUBEFLOW_SERVICE_ACCOUNTS.map((a) => ({ ...a, imagePullSecrets: [] }))),
+    /** Who binds the Google service account of a WorkloadIdentity plugin (workload-identity.ts). */
+    workloadIdentity: workloadIdentitySchema,
   })
   .superRefine((config, context) => {
+    for (const [i, key] of config.enforcedLabels.entries()) {
+      const set =
+        key === ISTIO_INJECTION_LABEL ? config.istioInjection : Boolean(config.labels[key]);
+      if (!set) {
+        context.addIssue({
+          code: 'custom',
+          path: ['enforcedLabels', i],
+          message:
+            key === ISTIO_INJECTION_LABEL
+              ? `${key} is enforced only with istioInjection: true`
+              : `${key} is not set by labels (with a value): nothing to enforce`,
+        });
+      }
+    }
     const enforced = config.podSecurity?.enforce;
     if (config.istioInjection && !config.istioCni && enforced === 'restricted') {
       context.addIssue({
@@ -174,12 +215,22 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
     ...(config.serviceAccounts.some((a) => a.clusterRole)
       ? [{ apiVersion: `${RBAC_GROUP}/v1`, kind: resources.roleBindings.kind }]
       : []),
+    ...(config.workloadIdentity.binding === 'config-connector' ? [IAM_POLICY_MEMBER] : []),
   ],
   requires: (config) => (sidecarsWithoutCni(config) ? BASELINE_POLICY_OBJECTS : []),
+  namespaces: ({ workloadIdentity }) =>
+    workloadIdentity.binding === 'config-connector' && workloadIdentity.namespace
+      ? [
+          {
+            name: workloadIdentity.namespace,
+            why: 'the Config Connector IAMPolicyMembers of WorkloadIdentity plugins go there',
+          },
+        ]
+      : [],
+  namespaceLabelKeys: (config) => [...Object.keys(config.labels), ISTIO_INJECTION_LABEL],
   desired(profile, { config, ceilings }) {
     const problems: Problem[] = [];
-    const labels: Record<string, string> = { ...config.labels };
-    if (config.istioInjection) labels[ISTIO_INJECTION_LABEL] = 'enabled';
+    const { labels, namespaceLabels } = kubeflowLabels(config);
     const configured = configuredPodSecurity(config);
     const levels = {
       ...configured,
@@ -199,10 +250,16 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
       },
     };
     const home = profileNamespace(profile);
-    const plugins = pluginAnnotations(profile, config.pluginServiceAccount, ceilings);
+    const identity = config.workloadIdentity;
+    const plugins = pluginIdentities(profile, {
+      serviceAccount: config.pluginServiceAccount,
+      ceilings,
+      gcpBinding: identity.binding,
+      pool: identity.pool,
+    });
     problems.push(...plugins.problems);
-    const identity = Object.keys(plugins.annotations).length > 0;
-    if (identity && !config.serviceAccounts.some((a) => a.name === config.pluginServiceAccount)) {
+    const annotated = Object.keys(plugins.annotations).length > 0;
+    if (annotated && !config.serviceAccounts.some((a) => a.name === config.pluginServiceAccount)) {
       problems.push({
         message: `spec.plugins annotate ServiceAccount ${config.pluginServiceAccount}, which namespace.serviceAccounts does not make`,
       });
@@ -211,7 +268,7 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
       ({ name, imagePullSecrets }): V1ServiceAccount => {
         const pullSecrets = [...new Set([...config.imagePullSecrets, ...imagePullSecrets])];
         const annotations =
-          name === config.pluginServiceAccount && identity ? plugins.annotations : undefined;
+          name === config.pluginServiceAccount && annotated ? plugins.annotations : undefined;
         return {
           apiVersion: 'v1',
           kind: 'ServiceAccount',
@@ -240,6 +297,43 @@ export const namespaceReconciler = defineReconciler<NamespaceConfig>({
     const requires = labels[BASELINE_POLICY_LABEL]
       ? BASELINE_POLICY_OBJECTS.map((o) => `${o.ref.kind}/${o.name}`)
       : [];
-    return { objects: [namespace, ...serviceAccounts, ...bindings], problems, requires };
+    const cloud =
+      plugins.gcpServiceAccount && identity.pool && identity.namespace
+        ? [
+            workloadIdentityBinding(
+              { pool: identity.pool, namespace: identity.namespace },
+              home,
+              config.pluginServiceAccount,
+              plugins.gcpServiceAccount,
+            ),
+          ]
+        : [];
+    return {
+      objects: [namespace, ...serviceAccounts, ...bindings, ...cloud],
+      problems,
+      requires,
+      namespaceLabels,
+    };
   },
 });
+
+/**
+ * The namespace's labels from `labels` and `istioInjection`: the enforced ones, asserted with
+ * the namespace, and the plan for the rest (defaults, set only where absent; `""`: removed).
+ */
+function kubeflowLabels(config: NamespaceConfig): {
+  labels: Record<string, string>;
+  namespaceLabels: NamespaceLabelPlan;
+} {
+  const all: Record<string, string> = { ...config.labels };
+  if (config.istioInjection) all[ISTIO_INJECTION_LABEL] = 'enabled';
+  const labels: Record<string, string> = {};
+  const defaults: Record<string, string> = {};
+  const remove: string[] = [];
+  for (const [key, value] of Object.entries(all)) {
+    if (value === '') remove.push(key);
+    else if (config.enforcedLabels.includes(key)) labels[key] = value;
+    else defaults[key] = value;
+  }
+  return { labels, namespaceLabels: { defaults, remove, enforced: [...config.enforcedLabels] } };
+}

@@ -4,7 +4,11 @@
 // (`system:serviceaccounts:{{ profile.namespace }}`). Kubeflow's access management (KFAM) and the
 // central dashboard find a user's namespaces only through bindings annotated `user` and `role`,
 // each with exactly one subject (one with more makes KFAM fail the whole listing), so such a
-// binding is refused at start unless it has one subject.
+// binding is refused at start unless it has one subject. The owner's binding to `kubeflow-admin`
+// (upstream's `namespaceAdmin`) gets KFAM's annotations `user: <owner>`, `role: admin` unless
+// told not to (`kfamAnnotations: false`): without them the dashboard sends the owner to
+// registration. A binding of people to a `kubeflow-*` role without those annotations is invisible
+// to KFAM and the dashboard, which every Profile's condition says.
 import { resources, type KubeObject } from '@kfx/kube-runtime';
 import type { RbacV1Subject, V1RoleBinding } from '@kubernetes/client-node';
 import { z } from 'zod';
@@ -23,6 +27,9 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** What KFAM reads from a binding: whose it is, and which role (admin, edit, view). */
 const KFAM_ANNOTATIONS = ['user', 'role'];
+/** The ClusterRoles of Kubeflow's roles start so; KFAM maps them to admin, edit and view. */
+const KUBEFLOW_ROLE = 'kubeflow-';
+const OWNER_ROLE = 'kubeflow-admin';
 const subjectCount = (b: { subjects: unknown[]; owner: boolean }) =>
   b.subjects.length + (b.owner ? 1 : 0);
 
@@ -45,6 +52,11 @@ const bindingSchema = z
     owner: z.boolean().default(false),
     /** Annotations on the binding (values may hold holes): KFAM's `user` and `role`. */
     annotations: z.record(labelKey, z.string()).default({}),
+    /**
+     * The owner's binding to kubeflow-admin (no other subject) gets KFAM's annotations
+     * `user: {{ owner.name }}` and `role: admin` where `annotations` does not set them.
+     */
+    kfamAnnotations: z.boolean().default(true),
   })
   .refine((b) => (b.clusterRole === undefined) !== (b.role === undefined), {
     message: 'set exactly one of clusterRole and role',
@@ -77,6 +89,32 @@ type Binding = RbacConfig['bindings'][number];
 
 export interface PreparedRbac {
   bindings: (Binding & { names: CompiledText[]; annotationValues: [string, CompiledText][] })[];
+}
+
+/** The binding's annotations, with KFAM's for the owner's kubeflow-admin binding. */
+function withKfamAnnotations(binding: Binding): Record<string, string> {
+  const ownerOnly = binding.owner && binding.subjects.length === 0;
+  if (!binding.kfamAnnotations || !ownerOnly || binding.clusterRole !== OWNER_ROLE) {
+    return binding.annotations;
+  }
+  return { user: '{{ owner.name }}', role: 'admin', ...binding.annotations };
+}
+
+/** Why KFAM and the dashboard do not see a binding of people to a Kubeflow role, if so. */
+function invisibleToKfam(binding: V1RoleBinding): string | undefined {
+  const role = binding.roleRef.kind === 'ClusterRole' ? binding.roleRef.name : '';
+  if (!role.startsWith(KUBEFLOW_ROLE)) return undefined;
+  const people = (binding.subjects ?? []).filter((s) => s.kind === 'User' || s.kind === 'Group');
+  if (people.length === 0) return undefined;
+  const annotations = binding.metadata?.annotations ?? {};
+  const missing = KFAM_ANNOTATIONS.filter((key) => annotations[key] === undefined);
+  if (missing.length === 0) return undefined;
+  const count = binding.subjects?.length ?? 0;
+  const fix =
+    count === 1
+      ? 'annotate it user and role'
+      : `give it one subject (it has ${count}) and annotate it user and role`;
+  return `RoleBinding ${binding.metadata?.name ?? ''} binds ClusterRole ${role} without Kubeflow's access-management annotation${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}: KFAM and the dashboard do not list ${people.map((p) => `${p.kind} ${p.name}`).join(', ')} (${fix})`;
 }
 
 function ownerSubject(profile: Profile): RbacV1Subject | undefined {
@@ -159,7 +197,7 @@ export const rbacReconciler: ProfileReconciler<RbacConfig, PreparedRbac> = {
       names: binding.subjects.map((subject, s) =>
         compileText(subject.name, `${env.key}.bindings.${b}.subjects.${s}.name`),
       ),
-      annotationValues: Object.entries(binding.annotations).map(
+      annotationValues: Object.entries(withKfamAnnotations(binding)).map(
         ([key, value]): [string, CompiledText] => [
           key,
           compileText(value, `${env.key}.bindings.${b}.annotations.${key}`),
@@ -171,10 +209,16 @@ export const rbacReconciler: ProfileReconciler<RbacConfig, PreparedRbac> = {
   desired(profile, { config }) {
     const problems: Problem[] = [];
     const objects: KubeObject[] = [];
+    let incomplete = false;
     for (const binding of config.bindings) {
+      const before = problems.length;
       const object = bindingFor(profile, binding, problems);
-      if (object) objects.push(object);
+      if (problems.length > before) incomplete = true;
+      if (!object) continue;
+      objects.push(object);
+      const invisible = invisibleToKfam(object as V1RoleBinding);
+      if (invisible) problems.push({ message: invisible, reason: 'NotVisibleToKfam' });
     }
-    return { objects, problems, incomplete: problems.length > 0 };
+    return { objects, problems, incomplete };
   },
 };

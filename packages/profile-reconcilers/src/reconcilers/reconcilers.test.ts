@@ -177,6 +177,48 @@ describe('rbac', () => {
     );
   });
 
+  it('annotates the owner’s kubeflow-admin binding for KFAM, and warns of a Kubeflow role KFAM cannot see', () => {
+    const { objects, problems } = run(rbacReconciler, {
+      bindings: [
+        { name: 'namespaceAdmin', clusterRole: 'kubeflow-admin', owner: true },
+        {
+          name: 'team-edit',
+          clusterRole: 'kubeflow-edit',
+          subjects: [{ kind: 'Group', name: 'team' }],
+        },
+        {
+          name: 'robot',
+          clusterRole: 'kubeflow-edit',
+          subjects: [{ kind: 'ServiceAccount', name: 'robot' }],
+        },
+      ],
+    });
+    const [admin] = objects as V1RoleBinding[];
+    expect(admin?.metadata?.annotations).toEqual({ user: 'alice@example.com', role: 'admin' });
+    // A ServiceAccount's binding is nobody's to list: no warning for it.
+    expect(problems).toEqual([
+      {
+        reason: 'NotVisibleToKfam',
+        message:
+          "RoleBinding team-edit binds ClusterRole kubeflow-edit without Kubeflow's access-management annotations user and role: KFAM and the dashboard do not list Group team (annotate it user and role)",
+      },
+    ]);
+    const told = run(rbacReconciler, {
+      bindings: [
+        {
+          name: 'namespaceAdmin',
+          clusterRole: 'kubeflow-admin',
+          owner: true,
+          kfamAnnotations: false,
+        },
+      ],
+    });
+    expect((told.objects[0] as V1RoleBinding).metadata?.annotations).toBeUndefined();
+    expect(told.problems.map((p) => p.message)).toEqual([
+      "RoleBinding namespaceAdmin binds ClusterRole kubeflow-admin without Kubeflow's access-management annotations user and role: KFAM and the dashboard do not list User alice@example.com (annotate it user and role)",
+    ]);
+  });
+
   it('names the binding key that is wrong', () => {
     expect(() =>
       run(rbacReconciler, { bindings: [{ name: 'x', subjects: [{ kind: 'Group', name: 'g' }] }] }),
@@ -323,11 +365,53 @@ describe('namespace', () => {
     const ns = objects[0] as V1Namespace;
     expect(ns.metadata?.name).toBe('team-a');
     expect(ns.metadata?.annotations).toEqual({ owner: 'alice@example.com' });
-    expect(ns.metadata?.labels).toMatchObject({
-      'app.kubernetes.io/part-of': 'kubeflow-profile',
+    expect(ns.metadata?.labels).toEqual({
       'pod-security.kubernetes.io/enforce': 'restricted',
       'pod-security.kubernetes.io/warn': 'restricted',
     });
+  });
+
+  it('sets the Kubeflow labels as upstream does: only where absent, "" removes, enforced on request', () => {
+    const plain = run(namespaceReconciler, { istioCni: true });
+    // Defaults: the controller adds them where the namespace lacks the key.
+    expect(plain.namespaceLabels).toEqual({
+      defaults: {
+        'app.kubernetes.io/part-of': 'kubeflow-profile',
+        'katib.kubeflow.org/metrics-collector-injection': 'enabled',
+        'pipelines.kubeflow.org/enabled': 'true',
+        'serving.kubeflow.org/inferenceservice': 'enabled',
+        'istio-injection': 'enabled',
+      },
+      remove: [],
+      enforced: [],
+    });
+    const site = run(namespaceReconciler, {
+      istioCni: true,
+      labels: {
+        'app.kubernetes.io/part-of': 'kubeflow-profile',
+        'serving.kubeflow.org/inferenceservice': '',
+      },
+      enforcedLabels: ['istio-injection'],
+    });
+    expect(site.namespaceLabels).toEqual({
+      defaults: { 'app.kubernetes.io/part-of': 'kubeflow-profile' },
+      remove: ['serving.kubeflow.org/inferenceservice'],
+      enforced: ['istio-injection'],
+    });
+    expect((site.objects[0] as V1Namespace).metadata?.labels).toMatchObject({
+      'istio-injection': 'enabled',
+    });
+    expect(() =>
+      run(namespaceReconciler, {
+        labels: { 'serving.kubeflow.org/inferenceservice': '' },
+        enforcedLabels: ['serving.kubeflow.org/inferenceservice'],
+      }),
+    ).toThrow(
+      /reconcilers\.namespace\.enforcedLabels\[0\]: serving\.kubeflow\.org\/inferenceservice is not set by labels/,
+    );
+    expect(() =>
+      run(namespaceReconciler, { istioInjection: false, enforcedLabels: ['istio-injection'] }),
+    ).toThrow(/enforcedLabels\[0\]: istio-injection is enforced only with istioInjection: true/);
   });
 
   it('creates the ServiceAccounts notebooks and Jobs run as, bound as the upstream controller binds them', () => {
@@ -475,6 +559,8 @@ describe('namespace', () => {
       namespaceReconciler,
       {
         imagePullSecrets: ['regcred'],
+        // The site binds the Google service account itself: nothing to report.
+        workloadIdentity: { binding: 'external' },
         serviceAccounts: [
           { name: 'default-editor', clusterRole: 'kubeflow-edit', imagePullSecrets: ['extra'] },
           { name: 'default-viewer', clusterRole: 'kubeflow-view' },
@@ -542,18 +628,93 @@ describe('namespace', () => {
     ]);
   });
 
+  it('says what the Google binding of WorkloadIdentity needs, or makes it through Config Connector', () => {
+    const withIdentity: Profile = {
+      ...profile(),
+      spec: {
+        owner: { kind: 'User', name: 'alice@example.com' },
+        plugins: [
+          {
+            kind: 'WorkloadIdentity',
+            spec: { gcpServiceAccount: 'pipelines@my-project.iam.gserviceaccount.com' },
+          },
+        ],
+      },
+    };
+    const named = {
+      cloudIdentities: {
+        profiles: {
+          'team-a': { gcpServiceAccounts: ['pipelines@my-project.iam.gserviceaccount.com'] },
+        },
+      },
+    };
+    const reported = run(namespaceReconciler, {}, withIdentity, '.', named);
+    expect(reported.problems.map((p) => p.message)).toEqual([
+      'spec.plugins[0] (WorkloadIdentity): ServiceAccount default-editor is annotated, but kfx does not edit IAM: Google service account pipelines@my-project.iam.gserviceaccount.com must give roles/iam.workloadIdentityUser to serviceAccount:<project>.svc.id.goog[team-a/default-editor] (namespace.workloadIdentity.binding: external once the site does, or config-connector to have kfx make a Config Connector IAMPolicyMember for it)',
+    ]);
+    const declared = run(
+      namespaceReconciler,
+      {
+        workloadIdentity: {
+          binding: 'config-connector',
+          pool: 'cluster-project.svc.id.goog',
+          namespace: 'cnrm-identities',
+        },
+      },
+      withIdentity,
+      '.',
+      named,
+    );
+    expect(declared.problems).toEqual([]);
+    expect(declared.objects.at(-1)).toEqual({
+      apiVersion: 'iam.cnrm.cloud.google.com/v1beta1',
+      kind: 'IAMPolicyMember',
+      metadata: {
+        name: 'team-a-workload-identity',
+        namespace: 'cnrm-identities',
+        labels: { 'kfx.dev/plugin': 'WorkloadIdentity' },
+      },
+      spec: {
+        member: 'serviceAccount:cluster-project.svc.id.goog[team-a/default-editor]',
+        role: 'roles/iam.workloadIdentityUser',
+        resourceRef: {
+          apiVersion: 'iam.cnrm.cloud.google.com/v1beta1',
+          kind: 'IAMServiceAccount',
+          external:
+            'projects/my-project/serviceAccounts/pipelines@my-project.iam.gserviceaccount.com',
+        },
+      },
+    });
+    // Beyond the ceilings: neither annotated nor bound.
+    const refused = run(
+      namespaceReconciler,
+      {
+        workloadIdentity: {
+          binding: 'config-connector',
+          pool: 'cluster-project.svc.id.goog',
+          namespace: 'cnrm-identities',
+        },
+      },
+      withIdentity,
+    );
+    expect(refused.objects.map((o) => o.kind)).not.toContain('IAMPolicyMember');
+    expect(() =>
+      run(namespaceReconciler, { workloadIdentity: { binding: 'config-connector' } }),
+    ).toThrow(/reconcilers\.namespace\.workloadIdentity\.pool: binding: config-connector needs/);
+  });
+
   it('labels the namespace istio-injection: enabled, as upstream, unless turned off', () => {
-    const on = run(namespaceReconciler, {}).objects[0] as V1Namespace;
-    expect(on.metadata?.labels?.['istio-injection']).toBe('enabled');
+    const on = run(namespaceReconciler, {});
+    expect(on.namespaceLabels?.defaults['istio-injection']).toBe('enabled');
     const off = run(namespaceReconciler, {
       istioInjection: false,
       labels: { 'istio.io/dataplane-mode': 'ambient' },
-    }).objects[0] as V1Namespace;
+    });
     // Ambient mode needs no istio-init: baseline is enforced.
-    expect(off.metadata?.labels).toEqual({
-      'istio.io/dataplane-mode': 'ambient',
+    expect((off.objects[0] as V1Namespace).metadata?.labels).toEqual({
       'pod-security.kubernetes.io/enforce': 'baseline',
     });
+    expect(off.namespaceLabels?.defaults).toEqual({ 'istio.io/dataplane-mode': 'ambient' });
     expect(() => run(namespaceReconciler, { labels: { 'istio-injection': 'disabled' } })).toThrow(
       /reconcilers\.namespace\.labels: set the istio-injection label with istioInjection/,
     );

@@ -275,13 +275,70 @@ data:
     });
     expect(desired.problems.map((p) => p.message)).toEqual([
       'not taken as contributors: ' +
-        'RoleBinding everyone-edit: its subject is Group system:authenticated, not a User; ' +
+        "RoleBinding everyone-edit: it binds Group system:authenticated, one of Kubernetes' own groups, not a team; " +
         'RoleBinding user-erin-example-com-clusterrole-edit: it binds several subjects (a contributor’s binding binds one); ' +
         'RoleBinding user-gina-example-com-clusterrole-edit: it binds no subject; ' +
         'RoleBinding user-victim-example-com-clusterrole-edit: it is annotated user victim@example.com but binds User mallory@example.com',
     ]);
     // What was made for a skipped binding's name goes: the set is complete.
     expect(desired.incomplete).toBe(false);
+  });
+
+  it('include groups, as KFAM and the dashboard share a namespace with one, in a list of their own', () => {
+    const groupContent = `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shared
+data:
+{{ for g in groupContributors }}
+  {{ g.group }}: "{{ g.role }} {{ g.binding }}"
+{{ end }}
+{{ for c in contributors }}
+  {{ c.user }}: "{{ c.role }}"
+{{ end }}
+`;
+    const group = (name: string, annotations: Record<string, string>, group: string) => ({
+      ...binding(name, annotations),
+      ...{ subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }] },
+    });
+    const enabled = enable({ inline: [{ name: 'shared', content: groupContent }] });
+    // A template that loops over groups only reads the RoleBindings too.
+    expect(
+      enable({
+        inline: [
+          {
+            name: 'g',
+            content:
+              'kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: g\ndata:\n{{ for g in groupContributors }}\n  {{ g.group }}: x\n{{ end }}\n',
+          },
+        ],
+      }).reads,
+    ).toHaveLength(1);
+    const desired = enabled.desired(
+      profile,
+      view([
+        // As KFAM makes a group's binding: annotated with the group's name.
+        group('group-data-team-clusterrole-edit', { user: 'data-team', role: 'edit' }, 'data-team'),
+        group('ml-view', { role: 'view' }, 'ml'),
+        binding(
+          'user-bob-example-com-clusterrole-edit',
+          { user: 'bob@example.com', role: 'edit' },
+          ['bob@example.com'],
+        ),
+        // A group named in the annotation but not bound is nobody's.
+        group('group-ops-clusterrole-edit', { user: 'ops', role: 'edit' }, 'data-team'),
+      ]),
+    );
+    expect((desired.objects[0] as KubeObject & { data?: unknown }).data).toEqual({
+      'data-team': 'edit group-data-team-clusterrole-edit',
+      ml: 'view ml-view',
+      // A group never stands for a user of its name.
+      'bob@example.com': 'edit',
+    });
+    expect(desired.problems.map((p) => p.message)).toEqual([
+      'not taken as contributors: RoleBinding group-ops-clusterrole-edit: it is annotated user ops but binds Group data-team',
+    ]);
   });
 
   it('name five skipped bindings at most, and count the others', () => {

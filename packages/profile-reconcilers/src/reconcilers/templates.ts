@@ -12,7 +12,12 @@ import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';
 import { contributorsFrom, ROLE_BINDINGS_READ, skippedMessage } from '../templates/contributors.js';
-import { baseScope, templateValues, type SiteValues } from '../templates/scope.js';
+import {
+  baseScope,
+  CONTRIBUTOR_LISTS,
+  templateValues,
+  type SiteValues,
+} from '../templates/scope.js';
 import { SHIPPED_TEMPLATES } from '../templates/shipped.js';
 import { TemplateError } from '../templates/template-error.js';
 import {
@@ -55,7 +60,7 @@ export interface PreparedTemplates {
   maxContributors: number;
   maxObjects: number;
   values: SiteValues;
-  /** Some template loops over `contributors`: RoleBindings are read. */
+  /** Some template loops over `contributors` or `groupContributors`: RoleBindings are read. */
   contributors: boolean;
 }
 
@@ -99,7 +104,7 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
       maxContributors: config.maxContributors,
       maxObjects: config.maxObjects,
       values: config.values,
-      contributors: used.has('contributors'),
+      contributors: CONTRIBUTOR_LISTS.some((list) => used.has(list)),
     };
   },
   kinds: ({ templates }) => templates.flatMap((template) => template.kinds),
@@ -114,21 +119,27 @@ export const templatesReconciler: ProfileReconciler<TemplatesConfig, PreparedTem
   desired(profile, { config, read }) {
     const namespace = profileNamespace(profile);
     const problems: Problem[] = [];
-    const { contributors, skipped } = config.contributors
+    const { contributors, groups, skipped } = config.contributors
       ? contributorsFrom(read.list(ROLE_BINDINGS_READ, namespace))
-      : { contributors: [], skipped: [] };
+      : { contributors: [], groups: [], skipped: [] };
     // Set when some objects are not made: the earlier ones are then kept, not deleted. A skipped
     // binding is not such a case: what was made for the user it named goes.
-    let incomplete = contributors.length > config.maxContributors;
-    if (incomplete) {
+    let incomplete = false;
+    for (const [list, count] of [
+      ['contributors', contributors.length],
+      ['group contributors', groups.length],
+    ] as const) {
+      if (count <= config.maxContributors) continue;
+      incomplete = true;
       problems.push({
-        message: `${contributors.length} contributors, more than maxContributors (${config.maxContributors}): the templates see the first ${config.maxContributors} by name`,
+        message: `${count} ${list}, more than maxContributors (${config.maxContributors}): the templates see the first ${config.maxContributors} by name`,
       });
     }
     if (skipped.length > 0) problems.push({ message: skippedMessage(skipped) });
     const values = templateValues(profile, {
       values: config.values,
       contributors: contributors.slice(0, config.maxContributors),
+      groupContributors: groups.slice(0, config.maxContributors),
     });
     const objects: KubeObject[] = [];
     for (const template of config.templates) {

@@ -5,8 +5,12 @@
 // writes the annotations as freely as the subjects, so an annotation naming someone the binding
 // does not bind is nobody's contribution, and neither is a binding of several subjects (KFAM
 // makes one subject per binding, and fails its whole listing on more). Such bindings are
-// skipped and reported by name. Sorted, so that templates render the same list whatever order
-// the cache holds the bindings in.
+// skipped and reported by name. A binding of one Group (KFAM's and the dashboard's group
+// contributors, annotated `user: <group>`) is a group contributor, a list of its own: a
+// template that lets in `contributors` by the user-id header must not let in a user who happens
+// to be named like a group. Kubernetes' own groups (`system:…`, e.g. `system:authenticated`)
+// are nobody's team and are skipped. Sorted, so that templates render the same list whatever
+// order the cache holds the bindings in.
 import type { KubeObject } from '@kfx/kube-runtime';
 import type { ReadRef } from '../reconciler.js';
 
@@ -73,6 +77,14 @@ export interface Contributor {
   binding: string;
 }
 
+/** A group the namespace is shared with (a binding of one Group). */
+export interface GroupContributor {
+  /** The group's name as the identity provider gives it, e.g. data-team. */
+  group: string;
+  role: string;
+  binding: string;
+}
+
 /** A binding annotated as a contributor's that is not taken as one, and why. */
 export interface SkippedBinding {
   binding: string;
@@ -81,33 +93,39 @@ export interface SkippedBinding {
 
 export interface Contributors {
   contributors: Contributor[];
+  groups: GroupContributor[];
   skipped: SkippedBinding[];
 }
 
 const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The contributor a binding annotated with a role names, or why it names none. */
-function contributorOf(binding: Binding): { user: string } | { why: string } {
+function contributorOf(binding: Binding): { user: string } | { group: string } | { why: string } {
   const subjects = binding.subjects ?? [];
   if (subjects.length === 0) return { why: 'it binds no subject' };
   if (subjects.length > 1) {
     return { why: 'it binds several subjects (a contributor’s binding binds one)' };
   }
   const [subject] = subjects;
-  if (subject?.kind !== 'User' || !subject.name) {
-    const kind = subject?.kind ?? 'of no kind';
-    const what = `${kind}${subject?.name ? ` ${subject.name}` : ''}`;
-    return { why: `its subject is ${what}, not a User` };
+  const kind = subject?.kind;
+  if ((kind !== 'User' && kind !== 'Group') || !subject?.name) {
+    const what = `${kind ?? 'of no kind'}${subject?.name ? ` ${subject.name}` : ''}`;
+    return { why: `its subject is ${what}, not a User or a Group` };
   }
   const annotated = binding.metadata?.annotations?.user;
   if (annotated !== undefined && annotated !== subject.name) {
-    return { why: `it is annotated user ${annotated} but binds User ${subject.name}` };
+    return { why: `it is annotated user ${annotated} but binds ${kind} ${subject.name}` };
   }
-  return { user: subject.name };
+  if (kind === 'User') return { user: subject.name };
+  if (subject.name.startsWith('system:')) {
+    return { why: `it binds Group ${subject.name}, one of Kubernetes' own groups, not a team` };
+  }
+  return { group: subject.name };
 }
 
 export function contributorsFrom(bindings: readonly KubeObject[]): Contributors {
   const found = new Map<string, Contributor>();
+  const groups = new Map<string, GroupContributor>();
   const skipped: SkippedBinding[] = [];
   const byName = [...(bindings as readonly Binding[])].sort((a, b) =>
     order(a.metadata?.name ?? '', b.metadata?.name ?? ''),
@@ -122,13 +140,21 @@ export function contributorsFrom(bindings: readonly KubeObject[]): Contributors 
       skipped.push({ binding: name, why: named.why });
       continue;
     }
+    if ('group' in named) {
+      const key = `${named.group}\n${role}`;
+      if (!groups.has(key)) groups.set(key, { group: named.group, role, binding: name });
+      continue;
+    }
     const key = `${named.user}\n${role}`;
     if (!found.has(key)) found.set(key, { user: named.user, role, binding: name });
   }
   const contributors = [...found.values()].sort(
     (a, b) => order(a.user, b.user) || order(a.role, b.role),
   );
-  return { contributors, skipped };
+  const byGroup = [...groups.values()].sort(
+    (a, b) => order(a.group, b.group) || order(a.role, b.role),
+  );
+  return { contributors, groups: byGroup, skipped };
 }
 
 /** Bindings a report names at most; the rest are counted. */

@@ -1,13 +1,17 @@
 // What a template may name, checked when it is loaded (Scope), and what those names hold for
 // one Profile (TemplateValues): the Profile's fields, its labels and annotations, the site's
-// `values` from the config, the `contributors` list, and loop variables.
+// `values` from the config, the `contributors` and `groupContributors` lists, and loop variables.
 import type { Profile } from '../profile.js';
-import type { Contributor } from './contributors.js';
+import type { Contributor, GroupContributor } from './contributors.js';
 
 /** The items of a list: plain text, or records with these fields. */
 export type ItemShape = 'text' | readonly string[];
 
 const CONTRIBUTOR_FIELDS: readonly string[] = ['user', 'role', 'binding'];
+const GROUP_FIELDS: readonly string[] = ['group', 'role', 'binding'];
+
+/** The lists read from the namespace's RoleBindings (the contributors' cache). */
+export const CONTRIBUTOR_LISTS: readonly string[] = ['contributors', 'groupContributors'];
 
 /** Names known when a template is compiled. Loop variables add to a copy. */
 export interface Scope {
@@ -35,7 +39,10 @@ export type SiteValues = Readonly<Record<string, string | readonly string[]>>;
 
 export function baseScope(values: SiteValues = {}): Scope {
   const scalars = new Set(PROFILE_SCALARS);
-  const lists = new Map<string, ItemShape>([['contributors', CONTRIBUTOR_FIELDS]]);
+  const lists = new Map<string, ItemShape>([
+    ['contributors', CONTRIBUTOR_FIELDS],
+    ['groupContributors', GROUP_FIELDS],
+  ]);
   for (const [name, value] of Object.entries(values)) {
     if (typeof value === 'string') scalars.add(`values.${name}`);
     else lists.set(`values.${name}`, 'text');
@@ -72,7 +79,11 @@ export interface TemplateValues {
 
 export function templateValues(
   profile: Profile,
-  extra: { values?: SiteValues | undefined; contributors?: readonly Contributor[] } = {},
+  extra: {
+    values?: SiteValues | undefined;
+    contributors?: readonly Contributor[];
+    groupContributors?: readonly GroupContributor[];
+  } = {},
 ): TemplateValues {
   const meta = profile.metadata ?? {};
   const owner = profile.spec?.owner;
@@ -85,6 +96,7 @@ export function templateValues(
   };
   const lists: Record<string, readonly ListItem[]> = {
     contributors: (extra.contributors ?? []).map((c) => ({ ...c })),
+    groupContributors: (extra.groupContributors ?? []).map((g) => ({ ...g })),
   };
   for (const [name, value] of Object.entries(extra.values ?? {})) {
     if (typeof value === 'string') scalars[`values.${name}`] = value;

@@ -184,7 +184,7 @@ describe('mistakes in control lines', () => {
     [
       'a loop over something that is not a list',
       '{{ for c in profile.labels }}\n{{ end }}\n',
-      /line 1: "profile\.labels" is not a list \(lists: contributors\)/,
+      /line 1: "profile\.labels" is not a list \(lists: contributors, groupContributors\)/,
     ],
     [
       'a list used as a value',

@@ -58,6 +58,8 @@ export async function runController(
     maxProfiles?: number;
     /** What a Profile may raise (default: nothing). */
     ceilings?: unknown;
+    /** kfx replaces the upstream profile controller (default: with the namespace reconciler). */
+    replacesUpstream?: boolean;
   } = {},
 ): Promise<Running> {
   const client = testClient(env);
@@ -84,6 +86,7 @@ export async function runController(
       profileSelector: options.profileSelector,
       fieldManager: options.fieldManager,
       maxProfiles: options.maxProfiles,
+      replacesUpstream: options.replacesUpstream,
     },
   });
   await controller.start();
