@@ -20,8 +20,11 @@ export interface IssuedToken {
   podUid: string;
   serviceAccount: string;
   requestedSeconds: number;
-  /** The token's end as the apiserver answered (RFC 3339). */
+  /** When it was requested, and its end as the apiserver answered (RFC 3339). */
+  requestedAt: string;
   expirationTimestamp: string;
+  /** The token itself, for tests that present it elsewhere (a copy left behind). */
+  token: string;
 }
 
 export interface PodFilesInput {
@@ -36,6 +39,7 @@ export interface PodFilesInput {
 }
 
 async function requestToken(input: PodFilesInput): Promise<string> {
+  const requestedAt = new Date().toISOString();
   const { metadata = {}, spec } = input.pod;
   const namespace = metadata.namespace ?? 'default';
   const serviceAccount = spec?.serviceAccountName ?? 'default';
@@ -57,7 +61,9 @@ async function requestToken(input: PodFilesInput): Promise<string> {
     podUid: metadata.uid ?? '',
     serviceAccount,
     requestedSeconds: TOKEN_SECONDS,
+    requestedAt,
     expirationTimestamp: answer.status.expirationTimestamp,
+    token: answer.status.token,
   });
   return answer.status.token;
 }

@@ -125,7 +125,7 @@ export async function startRemoteNode(
       cgroup,
       issued: (token: IssuedToken) => {
         issued.push(token);
-        log.info(token, 'token issued');
+        log.info({ ...token, token: '(not logged)' }, 'token issued');
       },
       log,
     };
