@@ -172,6 +172,70 @@ describe('the chart, rendered', () => {
     );
   });
 
+  it('with preset kubeflow: exactly the upstream controller’s set, its finalizer handled, RBAC for that', async () => {
+    const objects = (await render({ preset: 'kubeflow' })) as Rendered[];
+    const config = mountedConfig(objects);
+    expect(config.reconcilers.map((r) => r.name)).toEqual([
+      'namespace',
+      'profile-quota',
+      'rbac',
+      'templates',
+    ]);
+    expect(config.replacesUpstream).toBe(true);
+    const rules = granted(objects);
+    expect(rules).toContain('kubeflow.org/profiles:get,list,watch,patch');
+    expect(rules).toContain(
+      'security.istio.io/authorizationpolicies:get,list,watch,create,patch,update,delete',
+    );
+    expect(rules).toContain(
+      'rbac.authorization.k8s.io/clusterroles:bind@kubeflow-edit,kubeflow-view',
+    );
+    expect(rules).toContain('rbac.authorization.k8s.io/clusterroles:bind@kubeflow-admin');
+    expect(rules.some((r) => r.includes('limitranges'))).toBe(false);
+    // A reconciler named in config replaces the preset's settings for it; replacesUpstream can
+    // be turned off, and then Profiles are never patched.
+    const custom = (await render({
+      preset: 'kubeflow',
+      config: {
+        replacesUpstream: false,
+        reconcilers: { namespace: { istioCni: true }, quotas: {} },
+      },
+    })) as Rendered[];
+    const customConfig = mountedConfig(custom);
+    expect(customConfig.reconcilers.map((r) => r.name)).toEqual([
+      'namespace',
+      'quotas',
+      'profile-quota',
+      'rbac',
+      'templates',
+    ]);
+    expect(granted(custom)).toContain('kubeflow.org/profiles:get,list,watch');
+    // The Google binding of WorkloadIdentity through Config Connector: its IAMPolicyMembers.
+    const identities = granted(
+      await render({
+        preset: 'kubeflow',
+        config: {
+          reconcilers: {
+            namespace: {
+              workloadIdentity: {
+                binding: 'config-connector',
+                pool: 'cluster-project.svc.id.goog',
+                namespace: 'cnrm-identities',
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(identities).toContain(
+      'iam.cnrm.cloud.google.com/iampolicymembers:get,list,watch,create,patch,update,delete',
+    );
+    expect(rules.some((r) => r.includes('iampolicymembers'))).toBe(false);
+    // Without the preset, no Profile is patched unless kfx makes the namespaces.
+    expect(granted(await render())).toContain('kubeflow.org/profiles:get,list,watch');
+    await expect(render({ preset: 'upstream' })).rejects.toThrow(/\/preset'.*value must be one of/);
+  });
+
   it('refuses bad values, naming them', async () => {
     await expect(render({ replicaCount: 'two' })).rejects.toThrow(
       /\/replicaCount': got string, want integer/,
@@ -366,5 +430,22 @@ describe('the chart on a real control plane', () => {
       },
     );
     expect(review.status?.allowed).toBe(false);
+
+    // A Profile the upstream controller left its finalizer on is deleted with the chart's RBAC.
+    await admin.patch(resources.profiles, 'team-rbac', {
+      metadata: { finalizers: ['profile-finalizer'] },
+    });
+    await admin.delete(resources.profiles, 'team-rbac');
+    await waitFor(
+      async () => {
+        const left = await admin
+          .get<KubeObject>(resources.profiles, 'team-rbac')
+          .catch(() => undefined);
+        return left
+          ? { done: false, saw: `finalizers ${JSON.stringify(left.metadata?.finalizers)}` }
+          : { done: true, value: undefined };
+      },
+      { description: 'the Profile deleted by the chart-RBAC controller', timeoutMs: 60_000 },
+    );
   });
 });

@@ -107,7 +107,7 @@ ceilings:
       'protectedNamespaces[1]: expected a namespace name or a pattern with *',
       'leaderElection: renewDeadlineSeconds must be less than leaseDurationSeconds',
       'resync: unknown key',
-      '(the top-level keys are reconcilers, profileSelector, ceilings, workers, maxProfiles, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
+      '(the top-level keys are reconcilers, profileSelector, ceilings, replacesUpstream, workers, maxProfiles, resyncSeconds, fieldManager, protectedNamespaces, logLevel, proxyInjectionAudit, leaderElection)',
       expect.stringMatching(/^ceilings\.podSecurity\.levels\[0\]: /),
       'ceilings.quotas["requests.cpu"]: expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)',
       'ceilings.cloudIdentities.awsIamRoles[0]: "arn:aws:iam::123456789012:role/admin" would give every Profile the same identity: bind it to the Profile\'s name with {profile} (e.g. arn:aws:iam::123456789012:role/kf-{profile}), or list it under profiles.<name>',

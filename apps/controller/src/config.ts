@@ -24,6 +24,11 @@ const appSchema = z.strictObject({
   profileSelector: z.unknown().optional(),
   /** What a Profile may raise: Pod Security levels, quotas, network policies, cloud identities. */
   ceilings: z.unknown().optional(),
+  /**
+   * kfx replaces the upstream Kubeflow profile controller: it handles that controller's
+   * finalizer on deletion. Default: true with the namespace reconciler, else false.
+   */
+  replacesUpstream: z.boolean().optional(),
   workers: z.number().int().min(1).max(64).default(8),
   /** Profiles reconciled at most (the newest wait); default what the heap holds. */
   maxProfiles: z.number().int().positive().optional(),

@@ -67,6 +67,7 @@ export function composeController(options: RunOptions): ComposedController {
       protectedNamespaces: [...config.protectedNamespaces, namespace],
       profileSelector: config.profileSelector,
       maxProfiles: config.maxProfiles,
+      replacesUpstream: config.replacesUpstream,
     },
   });
   const audit = config.proxyInjectionAudit.enabled

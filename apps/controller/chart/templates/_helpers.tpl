@@ -36,11 +36,22 @@ The kfx-controller configuration file: .Values.config, with the files of .Values
 to reconcilers.templates.files (they are mounted next to it, under templates/). quotas and
 limitrange run unless reconcilers names them false. The default is added here, not in
 values.yaml: there a table under quotas would make Helm warn ("cannot overwrite table with non
-table") about every `quotas: false`.
+table") about every `quotas: false`. With preset kubeflow, the reconcilers the preset names that
+config.reconcilers does not are added (a reconciler named there replaces the preset's settings
+for it), and replacesUpstream is true unless config sets it.
 */}}
 {{- define "kfx-controller.config" -}}
 {{- $config := deepCopy (.Values.config | default dict) -}}
 {{- $reconcilers := $config.reconcilers | default dict -}}
+{{- $preset := .Values.preset | default "none" -}}
+{{- if eq $preset "kubeflow" -}}
+{{- range $name, $settings := (include "kfx-controller.kubeflowPreset" . | fromYaml) }}
+{{- if not (hasKey $reconcilers $name) }}{{ $_ := set $reconcilers $name $settings }}{{ end }}
+{{- end -}}
+{{- if not (hasKey $config "replacesUpstream") }}{{ $_ := set $config "replacesUpstream" true }}{{ end -}}
+{{- else if ne $preset "none" -}}
+{{- fail (printf "preset: %q is not a preset (none, kubeflow)" $preset) -}}
+{{- end -}}
 {{- range $name := list "quotas" "limitrange" }}
 {{- if not (hasKey $reconcilers $name) }}{{ $_ := set $reconcilers $name dict }}{{ end }}
 {{- end -}}
@@ -53,6 +64,27 @@ table") about every `quotas: false`.
 {{- end -}}
 {{- $_ := set $config "reconcilers" $reconcilers -}}
 {{- toYaml $config -}}
+{{- end -}}
+
+{{/*
+preset kubeflow: exactly what the upstream Kubeflow profile controller makes for a Profile (the
+namespace with its labels and owner annotation, default-editor and default-viewer bound to
+kubeflow-edit and kubeflow-view, namespaceAdmin binding the owner to kubeflow-admin annotated for
+KFAM, kf-resource-quota from spec.resourceQuotaSpec, the plugins' identities, the Istio
+AuthorizationPolicy ns-owner-access-istio), and none of kfx's own quota and limits.
+*/}}
+{{- define "kfx-controller.kubeflowPreset" -}}
+namespace: {}
+rbac:
+  bindings:
+    - name: namespaceAdmin
+      clusterRole: kubeflow-admin
+      owner: true
+profile-quota: {}
+templates:
+  shipped: [ns-owner-access-istio]
+quotas: false
+limitrange: false
 {{- end -}}
 
 {{/* "true" when the reconciler is in the configuration and not set to false. */}}
