@@ -9,6 +9,7 @@
 // it: its Pod is, so a long job keeps working where the apiserver caps token lifetimes. Tokens
 // bound to no Pod (the plugin kubeconfigs `mintKubeconfig` makes, people's tokens) pass as they
 // are, for the apiserver to judge.
+import { createHash } from 'node:crypto';
 import type { KubeClient } from '@kfx/kube-runtime/client';
 import { messageOf } from '@kfx/kube-runtime/serving';
 import type { ProxyMetrics } from '../proxy/metrics.js';
@@ -41,12 +42,17 @@ type Decision = 'exchanged' | 'refused_in_cluster' | 'refused_gone' | 'refused_i
 
 /** Future `nbf` tolerated, for clocks that differ a little. */
 const CLOCK_SKEW_SECONDS = 60;
+/** Tokens whose signature, issuer and audience were found good are not checked again for this long. */
+const VERIFIED_MS = 5 * 60_000;
+const VERIFIED_KEPT = 4096;
 
 export class Door {
   readonly #options: DoorOptions;
   readonly #keys: IssuerKeys | undefined;
   readonly #pods: PodPlacements | undefined;
   readonly #exchanged: ExchangedTokens | undefined;
+  /** When each token (by hash) was last found good, least recently used first. */
+  readonly #verified = new Map<string, number>();
 
   constructor(options: DoorOptions) {
     this.#options = options;
@@ -127,6 +133,25 @@ export class Door {
 
   /** Why the token's signature, issuer, audience or start disqualify it; undefined if none. */
   async #invalid(jwt: Jwt): Promise<string | undefined> {
+    const hash = createHash('sha256')
+      .update(jwt.signingInput)
+      .update(jwt.signature)
+      .digest('base64url');
+    const at = this.#verified.get(hash);
+    if (at !== undefined && Date.now() - at < VERIFIED_MS) return undefined;
+    const invalid = await this.#check(jwt);
+    this.#verified.delete(hash);
+    if (invalid === undefined) {
+      this.#verified.set(hash, Date.now());
+      if (this.#verified.size > VERIFIED_KEPT) {
+        const oldest = this.#verified.keys().next().value;
+        if (oldest !== undefined) this.#verified.delete(oldest);
+      }
+    }
+    return invalid;
+  }
+
+  async #check(jwt: Jwt): Promise<string | undefined> {
     const keys = this.#keys;
     if (keys === undefined) return 'the exposer cannot check tokens';
     if (!(await keys.verify(jwt)))

@@ -49,6 +49,9 @@ beforeAll(async () => {
   await runGuideCommands(commandLines(guide.text('manifests')), options());
   rendered = await renderChart(CHART(), { release: 'kfx-expose-api', namespace: 'kfx-system' });
   await installCrds(env.kubeconfigPath, [CERT_MANAGER_CRDS]);
+  // The namespaces interLink's installation has: its own, and the one its Pods run in.
+  for (const namespace of ['interlink', 'hpc-jobs'])
+    await kubectlOk(env.kubeconfigPath, ['create', 'namespace', namespace]);
   installed = await helm([
     'install',
     'kfx-expose-api',
@@ -124,8 +127,22 @@ describe(guide.file, () => {
       'Issuer',
       'Issuer',
       'PodDisruptionBudget',
+      'Role',
+      'Role',
+      'RoleBinding',
+      'RoleBinding',
       'Service',
       'ServiceAccount',
+    ]);
+    // The door's rights in the remote Pods' namespace, and interLink's copy of the CA to read.
+    expect(
+      rendered
+        .filter((o) => o.kind === 'Role')
+        .map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`)
+        .sort(),
+    ).toEqual([
+      'hpc-jobs/kfx-expose-api-remote-workloads',
+      'interlink/kfx-expose-api-interlink-ca',
     ]);
     const ingress = find('Ingress', 'kfx-expose-api') as V1Ingress | undefined;
     expect(ingress?.spec?.ingressClassName).toBe('nginx-internal');
