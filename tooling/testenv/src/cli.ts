@@ -33,7 +33,8 @@ const usage = `Usage:
 
   --minor M   Kubernetes ${NEWEST_MINOR} (newest, the default) or ${OLDEST_MINOR} (oldest); default
               $KFX_KUBERNETES_MINOR. \`binaries --minor ${OLDEST_MINOR}\` builds only what that
-              minor does not share with the newest (apiserver, controller-manager, scheduler).
+              minor does not share with the newest (apiserver, controller-manager, scheduler,
+              and the real node's kubelet and kube-proxy).
 
 Binaries come from KUBEBUILDER_ASSETS when it holds them, else from a cache under
 \${XDG_CACHE_HOME:-~/.cache}/kfx (or KFX_CACHE_DIR), built with Go on first need.

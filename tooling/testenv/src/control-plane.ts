@@ -15,12 +15,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { applyManifests, CRDS, installCrds } from './objects.js';
 import { writePki, SERVICE_CIDR } from './pki.js';
 import { waitUntilHealthy, type ClientTls } from './health.js';
-import {
-  requireMinorBinaries,
-  kubernetesMinor,
-  NEWEST_MINOR,
-  type KubernetesMinor,
-} from './minors.js';
+import { requireMinorBinaries, kubernetesMinor, type KubernetesMinor } from './minors.js';
 import { freePort } from './ports.js';
 import { startProcess, startReaper, type ManagedProcess } from './processes.js';
 import { waitFor } from './wait.js';
@@ -98,12 +93,9 @@ export class NodeUnavailableError extends Error {
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const components = new Set(options.components ?? []);
   const withNode = components.has('node');
+  // The node's kubelet and kube-proxy are of the plane's minor (minors.ts): never newer than
+  // the API server, as Kubernetes' version-skew policy requires.
   const minor = kubernetesMinor(options.kubernetesMinor);
-  if (withNode && minor !== NEWEST_MINOR) {
-    throw new NodeUnavailableError(
-      `the real node runs Kubernetes ${NEWEST_MINOR} only (a kubelet must not be newer than its API server, ${minor} here)`,
-    );
-  }
   if (withNode) {
     const support = realNodeSupport();
     if (!support.available) throw new NodeUnavailableError(support.reason ?? 'unknown');

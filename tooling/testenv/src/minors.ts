@@ -1,8 +1,10 @@
 // The Kubernetes minors the test bed runs: the newest, whose wrapper module (`go/`) pins every
 // binary, and the oldest kfx supports, whose module (`go-1.30/`) pins only what must match the
-// API server's minor: kube-apiserver and the controller-manager and scheduler beside it. One Go
-// module cannot hold two versions of k8s.io/kubernetes, so each minor has its module and its
-// cache folder; etcd, kwok, kubectl, helm and the real node always come from the newest.
+// API server's minor: kube-apiserver, the controller-manager and scheduler beside it, and the
+// real node's kubelet and kube-proxy (Kubernetes' version-skew policy forbids a kubelet newer
+// than its API server). One Go module cannot hold two versions of k8s.io/kubernetes, so each
+// minor has its module and its cache folder; etcd, kwok, kubectl, helm, crictl and CoreDNS
+// always come from the newest.
 // KFX_KUBERNETES_MINOR (`newest`, `oldest` or the minor itself) picks the minor of the control
 // planes a process starts; `npm test` runs the version-dependent suites on both.
 import { fileURLToPath } from 'node:url';
@@ -26,6 +28,8 @@ export const OLDEST_MINOR_BINARIES: readonly BinaryName[] = [
   'kube-apiserver',
   'kube-controller-manager',
   'kube-scheduler',
+  'kubelet',
+  'kube-proxy',
 ];
 
 /** The oldest minor's wrapper module; its cache folders sit beside the newest's. */

@@ -2,8 +2,9 @@
 // `kubernetes` Service with their service account (the way client-go's in-cluster configuration
 // does, here kubectl's), find Services as `<service>.<namespace>` through the cluster DNS and reach
 // them through kube-proxy, whether the backend is a pod or a server on the host (which then sees
-// the pod's own address). Nothing here sets KUBERNETES_SERVICE_HOST or hostAliases. Owns its plane:
-// a real node.
+// the pod's own address). Nothing here sets KUBERNETES_SERVICE_HOST or hostAliases. On the
+// oldest minor too (vitest.config.ts), where the node's kubelet and kube-proxy are that minor's:
+// never newer than their API server. Owns its plane: a real node.
 import { CoreV1Api, DiscoveryV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../binaries.js';
@@ -46,6 +47,15 @@ describe.skipIf(!support.available)(title('Services and cluster DNS on a real no
   });
   afterAll(async () => {
     await env.stop();
+  });
+
+  it('runs a kubelet of the API server’s minor (the version-skew policy)', async () => {
+    const nodes = await env.kubeConfig.makeApiClient(CoreV1Api).listNode();
+    const minorOf = (version = '') => /^v(\d+\.\d+)\./.exec(version)?.[1];
+    expect(nodes.items).toHaveLength(1);
+    expect(minorOf(nodes.items[0]?.status?.nodeInfo?.kubeletVersion)).toBe(
+      minorOf(env.kubernetesVersion),
+    );
   });
 
   it('gives pods the apiserver through the kubernetes Service, with their service account', async () => {
