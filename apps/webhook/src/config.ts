@@ -59,40 +59,37 @@ export interface WebhookAppConfig extends Omit<BaseConfig, 'limits' | 'tls'> {
   sections: Record<string, unknown>;
 }
 
+/** The document checked against the base keys and the handlers' sections, or a ConfigError. */
+function checkShape<Base extends z.ZodRawShape>(
+  document: unknown,
+  handlers: readonly HandlerFactory[],
+  base: Base,
+) {
+  const sections = Object.fromEntries(
+    handlers.map((handler) => [handler.section, handler.schema.optional()]),
+  );
+  const schema = z.strictObject({ ...base, ...sections }, { error: typed('a mapping of keys') });
+  const result = schema.safeParse(document ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  const known = [...Object.keys(baseShape), ...handlers.map((h) => h.section)];
+  const lines = describeIssues(result.error.issues);
+  if (
+    result.error.issues.some(
+      (issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0,
+    )
+  ) {
+    lines.push(`(the top-level keys are ${known.join(', ')})`);
+  }
+  throw new ConfigError(lines);
+}
+
 /** Checks a parsed document; the error lists every problem, one key path per line. */
 export function parseConfig(
   document: unknown,
   handlers: readonly HandlerFactory[],
 ): WebhookAppConfig {
-  const sections = Object.fromEntries(
-    handlers.map((handler) => [handler.section, handler.schema.optional()]),
-  );
-  const schema = z.strictObject(
-    { ...baseShape, ...sections },
-    { error: typed('a mapping of keys') },
-  );
-  const result = schema.safeParse(document ?? {}, { reportInput: true });
-  if (!result.success) {
-    const known = [
-      'port',
-      'metricsPort',
-      'tls',
-      'logLevel',
-      'shutdownTimeoutMs',
-      'limits',
-      ...handlers.map((h) => h.section),
-    ];
-    const lines = describeIssues(result.error.issues);
-    if (
-      result.error.issues.some(
-        (issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0,
-      )
-    ) {
-      lines.push(`(the top-level keys are ${known.join(', ')})`);
-    }
-    throw new ConfigError(lines);
-  }
-  const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, limits, ...rest } = result.data;
+  const data = checkShape(document, handlers, baseShape) as BaseConfig & Record<string, unknown>;
+  const { port, metricsPort, tls, logLevel, shutdownTimeoutMs, limits, ...rest } = data;
   const parsed: Record<string, unknown> = rest;
   return {
     port,
@@ -119,6 +116,28 @@ export function checkConfig(
 ): WebhookAppConfig {
   try {
     return parseConfig(document, handlers);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.problems, `invalid configuration ${source}:`);
+  }
+}
+
+/**
+ * Checks the handlers' sections of a document, and whatever else of a kfx-webhook configuration
+ * it holds, as kfx-webhook does: a file of `proxyInjector` and `pvcRewriter` alone is whole for
+ * kfx preview, which reads nothing else (the keys of the server, `tls` among them, may be left
+ * out, and are checked when present).
+ */
+export function checkSections(
+  document: unknown,
+  source: string,
+  handlers: readonly HandlerFactory[],
+): void {
+  const optionalBase = Object.fromEntries(
+    Object.entries(baseShape).map(([key, schema]) => [key, schema.optional()]),
+  );
+  try {
+    checkShape(document, handlers, optionalBase);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(error.problems, `invalid configuration ${source}:`);

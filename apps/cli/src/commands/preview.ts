@@ -1,8 +1,9 @@
 // `kfx preview FILE...`: what kfx-webhook would change, offline. Pods and workloads (their pod
 // templates) go through proxy-injector, PersistentVolumeClaims through pvc-rewriter, with the
 // settings of a kfx-webhook configuration file and/or flags; each object gets its notes and a
-// unified diff. A configuration file is checked as kfx-webhook checks it at start (same message,
-// exit code 2), so a file the preview takes is one the webhook starts with.
+// unified diff. A configuration file is read for its `proxyInjector` and `pvcRewriter` sections,
+// checked as kfx-webhook checks them at start (same message, exit code 2); a whole kfx-webhook
+// configuration is checked whole, but its server keys (`tls` …) may be left out.
 import { readFile } from 'node:fs/promises';
 import {
   discoverNetwork,
@@ -22,7 +23,7 @@ import { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseConfigText } from '@kfx/kube-runtime';
 import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
-import { checkConfig, HANDLERS } from '@kfx/webhook-app';
+import { checkSections, HANDLERS } from '@kfx/webhook-app';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';
 
@@ -85,7 +86,7 @@ async function settings(flags: PreviewFlags): Promise<Settings> {
     const source = flags.config === '-' ? 'the configuration on standard input' : flags.config;
     try {
       document = parseConfigText(await readText(flags.config), source);
-      checkConfig(document, source, HANDLERS);
+      checkSections(document, source, HANDLERS);
     } catch (error) {
       throw new CliError(messageOf(error));
     }
@@ -188,7 +189,7 @@ export function previewCommand(): Command {
     .argument('<file...>', 'YAML or JSON manifests (several documents allowed; - for stdin)')
     .option(
       '--config <file>',
-      'a kfx-webhook configuration file (its proxyInjector and pvcRewriter sections)',
+      'a file with proxyInjector and/or pvcRewriter sections, as in a kfx-webhook configuration (a whole one will do: its other keys, such as tls, are checked when present, never needed)',
     )
     .option('--http-proxy <url>', 'HTTP_PROXY to inject')
     .option('--https-proxy <url>', 'HTTPS_PROXY to inject')
@@ -236,6 +237,11 @@ Examples:
         );
       }
       const s = await settings(flags);
+      if (s.proxy === undefined && s.pvc === undefined) {
+        throw new CliError(
+          `no settings given: ${flags.config ?? 'the configuration'} holds neither proxyInjector nor pvcRewriter settings`,
+        );
+      }
       if (flags.discover && s.proxy) {
         s.discovered = await discover(this);
         // Said once, on stderr too: a guessed range is likely wrong on a managed cloud.
