@@ -2,7 +2,8 @@
 // failure as ErrImagePull, then ImagePullBackOff, and retries for ever; a run that waited for
 // its start timeout on an image that does not exist would hold a CI job for minutes. The
 // registry's answer, which the kubelet copies into the message, tells a missing or forbidden
-// image from a registry that is only unreachable for now.
+// image from a registry that is only unreachable for now; a pull that keeps failing for the
+// latter is given up after a while too (job-watch.ts), not after the whole start timeout.
 
 /** Reasons the kubelet gives only for an image that can never be used as written. */
 const NEVER_WORKS: Readonly<Record<string, string>> = {
@@ -48,4 +49,18 @@ export function permanentImageProblem(
   const match = PERMANENT.map((pattern) => pattern.exec(message ?? '')).find((m) => m !== null);
   if (!match) return undefined;
   return `image ${JSON.stringify(image)} cannot be pulled: the registry answered "${match[0]}" (${reason}); check its name and tag, and the pull secret of a private registry`;
+}
+
+/**
+ * One line naming the image and the kubelet's latest pull error, while its pulls fail for a
+ * reason that may heal (a registry unreachable, rate-limited); undefined otherwise.
+ */
+export function failingPull(
+  image: string,
+  reason: string | undefined,
+  message: string | undefined,
+): string | undefined {
+  if (reason === undefined || !PULL_FAILED.has(reason)) return undefined;
+  const said = (message ?? '').replace(/\s+/g, ' ').trim();
+  return `image ${JSON.stringify(image)} cannot be pulled (${reason}${said ? `: ${said}` : ''})`;
 }

@@ -5,11 +5,14 @@
 // classic Istio sidecar, which never ends) is `lingering`, and the watcher ends the run on the
 // container's exit code if it stays so (see `finishLingering`).
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { permanentImageProblem } from './image-pull.js';
+import { failingPull, permanentImageProblem } from './image-pull.js';
 
 export type RunState =
-  /** `fatal`: no retry can fix it; the run ends with this one line. */
-  | { phase: 'waiting'; saw: string; fatal?: string | undefined }
+  /**
+   * `fatal`: no retry can fix it; the run ends with this one line. `pulling`: the image's pulls
+   * fail for a reason that may heal; the run ends with this line if they go on failing.
+   */
+  | { phase: 'waiting'; saw: string; fatal?: string | undefined; pulling?: string | undefined }
   | { phase: 'running'; pod: string }
   | {
       phase: 'lingering';
@@ -128,10 +131,12 @@ export function assessRun(
     const image =
       pod.spec?.containers.find((c) => c.name === container)?.image ?? status?.image ?? '';
     const fatal = permanentImageProblem(image, waiting.reason, waiting.message);
+    const pulling = fatal ? undefined : failingPull(image, waiting.reason, waiting.message);
     return {
       phase: 'waiting',
       saw: `pod ${podName} ${phase}, container ${container} waiting: ${waiting.reason}${message}`,
       ...(fatal ? { fatal } : {}),
+      ...(pulling ? { pulling } : {}),
     };
   }
   const unscheduled = pod.status?.conditions?.find(

@@ -1,8 +1,8 @@
 // Watches the suite's Job and its pods until the run is decided: informers (list + watch, with
-// kube-runtime's reconnects) feed `assessRun` on every change. Two clocks bound the wait: the
-// pod must start within `startTimeoutMs` (an image that never pulls fails the run instead of
-// hanging it; an image that can never be pulled fails it at once), and the whole run must end
-// within `timeoutMs`. Timeouts say what they last saw. A waiting pod's status is reported once
+// kube-runtime's reconnects) feed `assessRun` on every change. Clocks bound the wait: the pod
+// must start within `startTimeoutMs` (an image that can never be pulled fails the run at once;
+// one whose pulls keep failing for a reason that may heal, a registry out of reach, fails it
+// after `pullFailureMs` of failures in a row), and the whole run must end within `timeoutMs`. Timeouts say what they last saw. A waiting pod's status is reported once
 // per distinct text: the kubelet alternates ErrImagePull and ImagePullBackOff while it retries.
 import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
 import { createInformer, resources, type KubeClient } from '@kfx/kube-runtime';
@@ -21,6 +21,8 @@ export interface WatchRunOptions {
   container: string;
   timeoutMs: number;
   startTimeoutMs: number;
+  /** How long the image's pulls may keep failing (for a reason that may heal) before the run gives up. */
+  pullFailureMs: number;
   /** How long a pod may run on after the suite's container ended. */
   lingerMs: number;
   signal?: AbortSignal | undefined;
@@ -46,6 +48,8 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
   const reported = new Set<string>();
   let podStarted: string | undefined;
   let lingering: NodeJS.Timeout | undefined;
+  let pullFailing: NodeJS.Timeout | undefined;
+  const { pullFailureMs } = options;
   const timers: NodeJS.Timeout[] = [];
   let onAbort: (() => void) | undefined;
   try {
@@ -67,6 +71,24 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
           return;
         }
         const state = assessRun(job, pods.store.list(), options.container);
+        const pulling = state.phase === 'waiting' ? state.pulling : undefined;
+        if (pulling === undefined && pullFailing) {
+          clearTimeout(pullFailing);
+          pullFailing = undefined;
+        }
+        if (pulling !== undefined) {
+          pullFailing ??= setTimeout(() => {
+            const now = assessRun(jobs.store.list()[0], pods.store.list(), options.container);
+            const still = now.phase === 'waiting' ? now.pulling : undefined;
+            if (still !== undefined) {
+              fail(
+                new UatError(
+                  `the suite's pod cannot start: ${still}, failing for ${formatDuration(pullFailureMs)}`,
+                ),
+              );
+            }
+          }, pullFailureMs);
+        }
         if (state.phase !== 'lingering' && lingering) {
           clearTimeout(lingering);
           lingering = undefined;
@@ -124,6 +146,7 @@ export async function watchRun(options: WatchRunOptions): Promise<Finished> {
   } finally {
     for (const timer of timers) clearTimeout(timer);
     if (lingering) clearTimeout(lingering);
+    if (pullFailing) clearTimeout(pullFailing);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     await Promise.all([jobs.stop(), pods.stop()]);
   }

@@ -28,6 +28,7 @@ export const RUN_DEFAULTS = {
   serviceAccountName: DEFAULT_SERVICE_ACCOUNT,
   timeoutMs: 3_600_000,
   startTimeoutMs: 300_000,
+  pullFailureMs: 60_000,
   cleanupTimeoutMs: 120_000,
   /** The Job's `ttlSecondsAfterFinished`: ample for the runner to read it once it has ended. */
   jobTtlSeconds: 600,
@@ -107,6 +108,12 @@ export interface UatRunOptions {
   timeoutMs?: number | undefined;
   /** For the suite's container to start. Default 5 min. */
   startTimeoutMs?: number | undefined;
+  /**
+   * How long the image's pulls may fail in a row, for a reason that may heal (a registry out of
+   * reach), before the run gives up (exit 2). Default 1 min. An image that can never be pulled
+   * (missing, refused) ends the run at once.
+   */
+  pullFailureMs?: number | undefined;
   /** For what the run created to be gone. Default 2 min. */
   cleanupTimeoutMs?: number | undefined;
   /** Folder for uat.log, junit.xml and summary.json. Default: none written. */

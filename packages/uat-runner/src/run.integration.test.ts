@@ -213,6 +213,22 @@ spec:
     expect(result.cleanup.leftovers).toEqual([]);
   });
 
+  it('gives up on an image whose pulls keep failing, without waiting out the start timeout', async () => {
+    const result = await runUat(
+      options('uat-nopull', {
+        podAnnotations: { [KWOK_ANNOTATIONS.cannotStart]: 'ErrImagePull' },
+        pullFailureMs: 3000,
+        reporter: recorder().reporter,
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'error', exitCode: 2 });
+    expect(result.reason).toMatch(
+      /^the suite's pod cannot start: image "[^"]+" cannot be pulled \(ErrImagePull[^)]*\), failing for 3s$/,
+    );
+    expect(result.reason).not.toContain('\n');
+    expect(result.cleanup.leftovers).toEqual([]);
+  });
+
   it('gives up on a pod that cannot start with exit code 2, saying why', async () => {
     const events = recorder();
     const result = await runUat(

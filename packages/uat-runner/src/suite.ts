@@ -41,6 +41,7 @@ export async function runSuite(state: SuiteState, built: BuiltJob): Promise<Fini
     container: built.container,
     timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
     startTimeoutMs,
+    pullFailureMs: options.pullFailureMs ?? RUN_DEFAULTS.pullFailureMs,
     lingerMs: RUN_DEFAULTS.lingerMs,
     signal: options.signal,
     onWaiting: (saw) => {
