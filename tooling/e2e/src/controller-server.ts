@@ -1,16 +1,20 @@
 // kfx-controller as the chart configures it, but outside a cluster: the configuration file (and
 // template files) the chart's ConfigMaps hold, laid out as the Pod mounts them, run by the built
-// binary against the test apiserver with admin credentials and one replica (no Lease).
+// binary against the test apiserver with one replica (no Lease): rendered from values with admin
+// credentials, or read from an installed release and run as its ServiceAccount (its RBAC).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, waitUntilHealthy } from '@kfx/testenv';
 import { startApp, type RunningApp } from './apps.js';
+import { getJson, listJson } from './cluster.js';
 import { CHARTS, findRendered, renderChart, type Rendered } from './helm.js';
 
 export interface ControllerUnderTest {
   app: RunningApp;
   /** The configuration file as the chart rendered it. */
   configText: string;
+  /** Where /healthz, /readyz and /metrics answer. */
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -31,14 +35,57 @@ export async function startControllerFromChart(options: {
     'controller.yaml'
   ];
   if (configText === undefined) throw new Error('the chart ConfigMap has no controller.yaml');
-  mkdirSync(join(options.dir, 'templates'), { recursive: true });
   const templates = objects.find(
     (o) => o.kind === 'ConfigMap' && (o.metadata?.name ?? '').endsWith('-templates'),
   ) as ConfigMap | undefined;
-  for (const [file, content] of Object.entries(templates?.data ?? {})) {
-    writeFileSync(join(options.dir, 'templates', file), content);
+  return runController(configText, templates?.data ?? {}, options.kubeconfigPath, options.dir);
+}
+
+/**
+ * Runs kfx-controller with what an installed release holds (its ConfigMaps `<release>` and
+ * `<release>-templates`), as `identityKubeconfigPath` (the release's ServiceAccount).
+ */
+export async function startControllerFromRelease(options: {
+  release: string;
+  namespace: string;
+  /** Admin credentials, to read the release's ConfigMaps. */
+  kubeconfigPath: string;
+  /** The identity the controller runs as. */
+  identityKubeconfigPath: string;
+  dir: string;
+}): Promise<ControllerUnderTest> {
+  const config = await getJson<ConfigMap>(
+    options.kubeconfigPath,
+    ['configmap', options.release],
+    options.namespace,
+  );
+  const configText = config.data?.['controller.yaml'];
+  if (configText === undefined) {
+    throw new Error(`ConfigMap ${options.namespace}/${options.release} has no controller.yaml`);
   }
-  const configFile = join(options.dir, 'controller.yaml');
+  const templates = (
+    await listJson<ConfigMap>(options.kubeconfigPath, ['configmaps'], options.namespace)
+  ).find((o) => o.metadata?.name === `${options.release}-templates`);
+  return runController(
+    configText,
+    templates?.data ?? {},
+    options.identityKubeconfigPath,
+    options.dir,
+  );
+}
+
+/** The configuration and template files laid out as the Pod mounts them, and the binary on them. */
+async function runController(
+  configText: string,
+  templates: Record<string, string>,
+  kubeconfigPath: string,
+  dir: string,
+): Promise<ControllerUnderTest> {
+  mkdirSync(join(dir, 'templates'), { recursive: true });
+  for (const [file, content] of Object.entries(templates)) {
+    writeFileSync(join(dir, 'templates', file), content);
+  }
+  const configFile = join(dir, 'controller.yaml');
   writeFileSync(configFile, configText);
 
   const port = await freePort();
@@ -48,18 +95,19 @@ export async function startControllerFromChart(options: {
       '--config',
       configFile,
       '--kubeconfig',
-      options.kubeconfigPath,
+      kubeconfigPath,
       '--metrics-port',
       String(port),
       '--no-leader-elect',
     ],
-    join(options.dir, 'kfx-controller.log'),
+    join(dir, 'kfx-controller.log'),
   );
+  const metricsUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilHealthy(app, `http://127.0.0.1:${port}/readyz`);
+    await waitUntilHealthy(app, `${metricsUrl}/readyz`);
   } catch (error) {
     await app.stop();
     throw error;
   }
-  return { app, configText, stop: () => app.stop() };
+  return { app, configText, metricsUrl, stop: () => app.stop() };
 }

@@ -1,6 +1,7 @@
 // Runs a command line from a guide as a reader would type it, without a shell: `kfx …` is the
-// built CLI, `kubectl …` the test cluster's kubectl, both with KUBECONFIG pointing at the test
-// cluster and the guide's working directory. Other programs are refused, naming the command.
+// built CLI, `kubectl …` and `helm …` the test cluster's kubectl and helm, all with KUBECONFIG
+// pointing at the test cluster and the guide's working directory. Other programs are refused,
+// naming the command.
 import { execFile } from 'node:child_process';
 import { requireBinaries } from '@kfx/testenv';
 import { runApp, type Completed } from './apps.js';
@@ -19,16 +20,16 @@ export async function runGuideCommand(
   const [program, ...args] = words;
   const env = { ...process.env, KUBECONFIG: options.kubeconfigPath, ...options.env };
   if (program === 'kfx') return runApp('@kfx/cli', args, { cwd: options.cwd, env });
-  if (program === 'kubectl') {
-    const { kubectl } = requireBinaries(['kubectl']);
+  if (program === 'kubectl' || program === 'helm') {
+    const binary = requireBinaries([program])[program];
     return new Promise((resolve) => {
-      execFile(kubectl, args, { cwd: options.cwd, env }, (error, stdout, stderr) => {
+      execFile(binary, args, { cwd: options.cwd, env }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       });
     });
   }
-  throw new Error(`a guide's check runs kfx and kubectl only, not: ${words.join(' ')}`);
+  throw new Error(`a guide's check runs kfx, kubectl and helm only, not: ${words.join(' ')}`);
 }
 
 /** Runs every command in order; the first that fails throws with its output. */

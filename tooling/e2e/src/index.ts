@@ -10,7 +10,11 @@ export {
 } from './apps.js';
 export { CERT_MANAGER_CRDS } from './cert-manager.js';
 export { createSettledNamespace, exists, getJson, listJson } from './cluster.js';
-export { startControllerFromChart, type ControllerUnderTest } from './controller-server.js';
+export {
+  startControllerFromChart,
+  startControllerFromRelease,
+  type ControllerUnderTest,
+} from './controller-server.js';
 export { checkBlocks, GUIDES_DIR, readGuide, type CheckBlock, type Guide } from './guide.js';
 export { runGuideCommand, runGuideCommands, type GuideCommandOptions } from './guide-commands.js';
 export {
