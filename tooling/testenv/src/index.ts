@@ -95,6 +95,7 @@ export {
   type Rendered,
   type RenderOptions,
 } from './helm.js';
+export { promtoolTestRules, type PromtoolResult, type PromtoolTest } from './promtool.js';
 export { KWOK_ANNOTATIONS } from './kwok.js';
 export {
   buildKustomization,
