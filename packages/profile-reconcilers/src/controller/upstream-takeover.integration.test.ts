@@ -281,6 +281,42 @@ describe('an administrator’s exceptions on a namespace', () => {
   });
 });
 
+describe('a label kfx stops asserting on a namespace it adopted', () => {
+  it('stays: the upstream controller set it, and kfx never owned it alone', async () => {
+    if (!env) throw new Error('no control plane');
+    await running?.stop();
+    const before = await labelsOf(plain);
+    // The site drops Katib's label from its configuration and turns Istio injection off.
+    const namespace = { ...CONFIG.namespace, labels: { ...CONFIG.namespace.labels } };
+    delete (namespace.labels as Record<string, string>)[
+      'katib.kubeflow.org/metrics-collector-injection'
+    ];
+    running = await runController(
+      env,
+      { ...CONFIG, namespace: { ...namespace, istioInjection: false } },
+      { profileSelector: file.selector, resyncSeconds: 1 },
+    );
+    const registry = running.client.registry;
+    await waitFor(
+      async () => {
+        const count = await counterTotal(registry, 'kfx_controller_reconcile_total');
+        return count >= 6
+          ? { done: true, value: undefined }
+          : { done: false, saw: `${count} reconciles` };
+      },
+      {
+        description: 'the Profiles reconciled twice with the new configuration',
+        timeoutMs: 30_000,
+      },
+    );
+    expect(await labelsOf(plain)).toMatchObject({
+      'katib.kubeflow.org/metrics-collector-injection':
+        before['katib.kubeflow.org/metrics-collector-injection'],
+      'istio-injection': 'enabled',
+    });
+  });
+});
+
 describe('deleting a migrated Profile', () => {
   it('goes through, as v1 and as v1beta1: the Profile is gone, its namespace terminating', async () => {
     await client.delete(resources.profiles, plain);
