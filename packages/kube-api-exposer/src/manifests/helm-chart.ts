@@ -2,6 +2,7 @@
 // chart was rendered with (each value commented), the templates, and NOTES.txt telling the
 // installer what to do next. Install it with the release name the objects should have.
 import { stringify } from 'yaml';
+import { EXPOSER_DASHBOARD, MONITORING_TEMPLATES, MONITORING_VALUES } from './helm-monitoring.js';
 import { HELM_TEMPLATES } from './helm-templates.js';
 import { addresses, type ManifestSettings } from './settings.js';
 
@@ -38,6 +39,7 @@ function chartValues(s: ManifestSettings) {
       caDuration: s.caDuration,
       issuer: s.issuer === undefined ? {} : { kind: s.issuer.kind, name: s.issuer.name },
     },
+    monitoring: MONITORING_VALUES,
   };
 }
 
@@ -84,5 +86,7 @@ Once cert-manager has issued the certificate, give a plugin its address, CA and 
     'values.yaml': VALUES_HEADER + stringify(chartValues(s), { lineWidth: 0, version: '1.1' }),
     'templates/NOTES.txt': notes,
     ...HELM_TEMPLATES,
+    ...MONITORING_TEMPLATES,
+    'dashboards/kfx-expose-api.json': `${JSON.stringify(EXPOSER_DASHBOARD, null, 2)}\n`,
   };
 }
