@@ -21,7 +21,7 @@ const GCP_SERVICE_ACCOUNT = /^[a-z][-a-z0-9]{4,28}[a-z0-9]@[-a-z0-9.]+\.iam\.gse
 const AWS_ROLE_ARN = /^arn:aws(-cn|-us-gov)?:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 /** Who binds the Google service account to the namespace's ServiceAccount. */
-export type GcpBinding = 'report' | 'external' | 'config-connector';
+type GcpBinding = 'report' | 'external' | 'config-connector';
 
 export interface PluginOptions {
   /** The ServiceAccount the identity is given to (`default-editor`). */

@@ -16,7 +16,7 @@ export const IAM_POLICY_MEMBER = {
 } as const;
 
 /** The role that lets a Kubernetes ServiceAccount act as the Google service account. */
-export const WORKLOAD_IDENTITY_USER = 'roles/iam.workloadIdentityUser';
+const WORKLOAD_IDENTITY_USER = 'roles/iam.workloadIdentityUser';
 
 /** Marks what kfx made for a Profile's plugin (deleted first when the Profile goes). */
 export const PLUGIN_LABEL = 'kfx.dev/plugin';
@@ -53,8 +53,6 @@ export const workloadIdentitySchema = z
     }
   })
   .prefault({});
-
-export type WorkloadIdentityConfig = z.infer<typeof workloadIdentitySchema>;
 
 /** The project of a Google service account: `name@<project>.iam.gserviceaccount.com`. */
 const projectOf = (account: string) => /@([^.]+)\./.exec(account)?.[1] ?? '';

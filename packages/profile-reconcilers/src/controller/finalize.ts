@@ -24,7 +24,7 @@ import type { ReconcileDeps } from './reconcile-profile.js';
 import { stateOf, type Outcome } from './status.js';
 
 /** The upstream Kubeflow profile controller's finalizer, on every Profile it reconciled. */
-export const UPSTREAM_FINALIZER = 'profile-finalizer';
+const UPSTREAM_FINALIZER = 'profile-finalizer';
 
 /** Why each finalizer holds the Profile, for its condition. */
 function holder(finalizer: string, replacesUpstream: boolean): string {
