@@ -8,7 +8,7 @@ import { KubeClient, resources } from '@kfx/kube-runtime';
 import { pino } from 'pino';
 import { runKubectl, startControlPlane, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rbacYaml } from './rbac.js';
+import { rbacYaml } from './profile/rbac.js';
 import { runUat } from './run.js';
 
 let env: ControlPlane | undefined;

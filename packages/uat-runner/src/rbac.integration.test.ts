@@ -20,13 +20,13 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ensureAccess } from './access.js';
+import { ensureAccess } from './profile/access.js';
 import type { RunEvent } from './events.js';
-import { buildJob } from './job-spec.js';
-import { cleanLeftovers } from './leftovers.js';
-import { ANNOTATIONS, runLabels } from './names.js';
-import { profileObject } from './profile.js';
-import { rbacYaml } from './rbac.js';
+import { buildJob } from './job/job-spec.js';
+import { cleanLeftovers } from './cleanup/leftovers.js';
+import { ANNOTATIONS, runLabels } from './base/names.js';
+import { profileObject } from './profile/profile.js';
+import { rbacYaml } from './profile/rbac.js';
 import { runUat } from './run.js';
 
 const PROFILE = 'uat-least';

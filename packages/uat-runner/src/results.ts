@@ -1,9 +1,9 @@
 // The results step: JUnit XML from the log into junit.xml, the counts for the summary, and a
 // one-line account of what was collected where.
-import type { Artifacts } from './artifacts.js';
+import type { Artifacts } from './artifacts/artifacts.js';
 import type { Reporter } from './events.js';
-import { junitCounts, type JunitCollector, type JunitCounts } from './junit.js';
-import type { LogFollowResult } from './log-follower.js';
+import { junitCounts, type JunitCollector, type JunitCounts } from './log/junit.js';
+import type { LogFollowResult } from './log/log-follower.js';
 import type { Steps } from './steps.js';
 
 export interface CollectedResults {

@@ -3,19 +3,19 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { KubeClient, Logger } from '@kfx/kube-runtime';
 import type { Reporter, StepName, StepStatus } from './events.js';
-import type { JunitCounts } from './junit.js';
-import type { IstioSidecarMode } from './kubeflow-pod.js';
+import type { JunitCounts } from './log/junit.js';
+import type { IstioSidecarMode } from './job/kubeflow-pod.js';
 import {
   DEFAULT_OWNER,
   DEFAULT_PROFILE,
   DEFAULT_RBAC_NAME,
   DEFAULT_SERVICE_ACCOUNT,
   runnerRoleName,
-} from './names.js';
-import type { CreateNamespaceMode } from './namespace.js';
-import type { Outcome } from './outcome.js';
-import type { S3Options } from './s3-client.js';
-import type { UploadReport } from './upload.js';
+} from './base/names.js';
+import type { CreateNamespaceMode } from './profile/namespace.js';
+import type { Outcome } from './base/outcome.js';
+import type { S3Options } from './artifacts/s3-client.js';
+import type { UploadReport } from './artifacts/upload.js';
 
 export const RUN_DEFAULTS = {
   profile: DEFAULT_PROFILE,

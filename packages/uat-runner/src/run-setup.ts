@@ -5,11 +5,11 @@
 // in the same place is removed before anything new is made.
 import type { V1Secret } from '@kubernetes/client-node';
 import { requireApi, resources, messageOf, type RequiredApi } from '@kfx/kube-runtime';
-import type { CreatedObjects } from './created-objects.js';
-import { buildJob, type BuiltJob } from './job-spec.js';
-import type { Finished } from './job-watch.js';
-import { cleanLeftovers } from './leftovers.js';
-import { ISTIO_SIDECAR_MODES } from './kubeflow-pod.js';
+import type { CreatedObjects } from './base/created-objects.js';
+import { buildJob, type BuiltJob } from './job/job-spec.js';
+import type { Finished } from './job/job-watch.js';
+import { cleanLeftovers } from './cleanup/leftovers.js';
+import { ISTIO_SIDECAR_MODES } from './job/kubeflow-pod.js';
 import {
   envSecretName,
   filesSecretName,
@@ -18,15 +18,15 @@ import {
   isRunId,
   runAnnotations,
   runLabels,
-} from './names.js';
-import { prepareNamespace } from './namespace.js';
-import { UatInputError } from './outcome.js';
-import { formatBytes, packFolder, type PackedFolder } from './pack-folder.js';
-import { checkGitSource, type GitCredentials } from './git-source.js';
-import { checkExistingProfile, ensureProfile, type Profile } from './profile.js';
+} from './base/names.js';
+import { prepareNamespace } from './profile/namespace.js';
+import { UatInputError } from './base/outcome.js';
+import { formatBytes, packFolder, type PackedFolder } from './inputs/pack-folder.js';
+import { checkGitSource, type GitCredentials } from './inputs/git-source.js';
+import { checkExistingProfile, ensureProfile, type Profile } from './profile/profile.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import { runSuite, type SuiteState } from './suite.js';
-import { SUITE_FILES, type SuiteFiles } from './suite-files.js';
+import { SUITE_FILES, type SuiteFiles } from './job/suite-files.js';
 
 export interface RunContext extends SuiteState {
   created: CreatedObjects;

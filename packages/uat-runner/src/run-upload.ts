@@ -2,10 +2,10 @@
 // made in the cluster (so that a wrong bucket or key ends the run before an hour of suite), the
 // suite's log, JUnit and finished.json once the outcome is known, the summary last.
 import { hostname } from 'node:os';
-import type { Artifacts } from './artifacts.js';
-import { EXIT_CODES, UatError, type Outcome } from './outcome.js';
+import type { Artifacts } from './artifacts/artifacts.js';
+import { EXIT_CODES, UatError, type Outcome } from './base/outcome.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
-import { s3Settings } from './s3-client.js';
+import { s3Settings } from './artifacts/s3-client.js';
 import {
   finishedJson,
   parseS3Url,
@@ -13,9 +13,9 @@ import {
   startedJson,
   type FinishedInfo,
   type StartedInfo,
-} from './spyglass.js';
+} from './artifacts/spyglass.js';
 import type { Steps } from './steps.js';
-import { ArtifactUpload, type UploadFile } from './upload.js';
+import { ArtifactUpload, type UploadFile } from './artifacts/upload.js';
 
 /** The upload `options` ask for, checked; undefined without `artifactsUrl`. */
 export function prepareUpload(options: UatRunOptions): ArtifactUpload | undefined {

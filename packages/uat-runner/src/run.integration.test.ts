@@ -22,12 +22,12 @@ import {
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunEvent } from './events.js';
-import { readJobManifest } from './job-spec.js';
-import { cleanLeftovers } from './leftovers.js';
-import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
+import { readJobManifest } from './job/job-spec.js';
+import { cleanLeftovers } from './cleanup/leftovers.js';
+import { JUNIT_BEGIN, JUNIT_END } from './log/junit-wrapper.js';
 import { runUat } from './run.js';
 import type { UatResult, UatRunOptions } from './run-options.js';
-import type { Profile } from './profile.js';
+import type { Profile } from './profile/profile.js';
 
 let env: ControlPlane | undefined;
 let client: KubeClient;

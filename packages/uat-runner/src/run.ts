@@ -6,15 +6,15 @@
 // `artifactsUrl`, the artifacts also go to S3 (run-upload.ts), before clean-up for the same
 // reason: an interrupted run's clean-up may be cut short, its results should not be.
 import { messageOf } from '@kfx/kube-runtime';
-import { Artifacts } from './artifacts.js';
-import { cleanUp, type CleanupReport } from './cleanup.js';
-import { CreatedObjects, describeObject } from './created-objects.js';
+import { Artifacts } from './artifacts/artifacts.js';
+import { cleanUp, type CleanupReport } from './cleanup/cleanup.js';
+import { CreatedObjects, describeObject } from './base/created-objects.js';
 import type { Reporter } from './events.js';
-import { runExpiresAt } from './expiry.js';
-import { JunitCollector } from './junit.js';
-import { newRunId } from './names.js';
-import { EXIT_CODES, type Outcome } from './outcome.js';
-import { runsIn } from './leftovers.js';
+import { runExpiresAt } from './cleanup/expiry.js';
+import { JunitCollector } from './log/junit.js';
+import { newRunId } from './base/names.js';
+import { EXIT_CODES, type Outcome } from './base/outcome.js';
+import { runsIn } from './cleanup/leftovers.js';
 import { collectResults, type CollectedResults } from './results.js';
 import { RUN_DEFAULTS, type UatResult, type UatRunOptions } from './run-options.js';
 import { checkInput, setUpAndRun, type RunContext } from './run-setup.js';
@@ -25,7 +25,7 @@ import {
   uploadResults,
   uploadStarted,
 } from './run-upload.js';
-import type { ArtifactUpload } from './upload.js';
+import type { ArtifactUpload } from './artifacts/upload.js';
 import { Steps } from './steps.js';
 import { finishLog } from './suite.js';
 

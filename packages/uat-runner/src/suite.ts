@@ -1,14 +1,14 @@
 // The part of a run while the Job exists: wait for its pod, stream the suite's log as soon as
 // the container starts, and drain the log once the Job has decided. JUnit blocks are taken out
 // of the live output (they go to junit.xml) but stay in uat.log, which holds every line.
-import { formatDuration } from './duration.js';
+import { formatDuration } from './base/duration.js';
 import type { Reporter } from './events.js';
-import type { BuiltJob } from './job-spec.js';
-import { watchRun, type Finished } from './job-watch.js';
-import type { JunitCollector } from './junit.js';
-import { LogFollower, type LogFollowResult } from './log-follower.js';
-import type { LogLine } from './log-lines.js';
-import type { Artifacts } from './artifacts.js';
+import type { BuiltJob } from './job/job-spec.js';
+import { watchRun, type Finished } from './job/job-watch.js';
+import type { JunitCollector } from './log/junit.js';
+import { LogFollower, type LogFollowResult } from './log/log-follower.js';
+import type { LogLine } from './log/log-lines.js';
+import type { Artifacts } from './artifacts/artifacts.js';
 import { RUN_DEFAULTS, type UatRunOptions } from './run-options.js';
 import type { Steps } from './steps.js';
 

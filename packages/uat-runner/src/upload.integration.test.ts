@@ -20,7 +20,7 @@ import {
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from './events.js';
-import { JUNIT_BEGIN, JUNIT_END } from './junit-wrapper.js';
+import { JUNIT_BEGIN, JUNIT_END } from './log/junit-wrapper.js';
 import { runUat } from './run.js';
 import type { UatRunOptions } from './run-options.js';
 

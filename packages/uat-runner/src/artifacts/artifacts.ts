@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { messageOf } from '@kfx/kube-runtime';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 export const ARTIFACT_FILES = {
   log: 'uat.log',

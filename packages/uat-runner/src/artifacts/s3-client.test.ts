@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 import { nodeCanProxy, s3Settings } from './s3-client.js';
 import { describeUploadError as describeError } from './upload.js';
 

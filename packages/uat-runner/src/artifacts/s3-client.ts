@@ -6,7 +6,7 @@
 import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type * as S3Sdk from '@aws-sdk/client-s3';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 export interface S3Options {
   /**

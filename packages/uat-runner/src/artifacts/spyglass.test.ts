@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 import { finishedJson, keyOf, parseS3Url, startedJson, urlOf } from './spyglass.js';
 
 describe('parseS3Url', () => {

@@ -2,8 +2,8 @@
 // run that Prow's Spyglass, TestGrid and the Kubeflow test-infra can read (Prow's "job artifacts
 // GCS layout"): started.json when the run starts, the suite's log as build-log.txt, JUnit as
 // artifacts/junit_*.xml, other files under artifacts/, and finished.json when it has ended.
-import type { Outcome } from './outcome.js';
-import { UatInputError } from './outcome.js';
+import type { Outcome } from '../base/outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 /** The keys of a run's files under its prefix. */
 export const SPYGLASS_KEYS = {

@@ -3,8 +3,8 @@
 // a Job after its pods. Clean-up never throws; what it could not remove is listed instead, and
 // what is not gone yet is told as it changes, so that a caller forced to exit can say it.
 import { isNotFound, sleep, type KubeClient, messageOf, getOrUndefined } from '@kfx/kube-runtime';
-import { describeObject, type CreatedObject } from './created-objects.js';
-import { formatDuration } from './duration.js';
+import { describeObject, type CreatedObject } from '../base/created-objects.js';
+import { formatDuration } from '../base/duration.js';
 
 export interface CleanupReport {
   /** `Job test-kubeflow/kfx-uat-abcde`, … */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXPIRY_SLACK_MS, judgeRun, runExpiresAt } from './expiry.js';
-import { runLabels } from './names.js';
+import { runLabels } from '../base/names.js';
 
 const now = new Date('2030-01-01T12:00:00.000Z');
 const object = (runId: string, expires?: string, labels = runLabels(runId)) => ({

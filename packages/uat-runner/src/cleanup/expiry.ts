@@ -4,8 +4,8 @@
 // clean` removes objects only of runs past that time, or of the one run it is told to remove, so
 // it never pulls the namespace from under a run that is still going on in another CI job.
 import type { KubeObject } from '@kfx/kube-runtime';
-import { formatDuration } from './duration.js';
-import { ANNOTATIONS, LABELS, MANAGED_BY } from './names.js';
+import { formatDuration } from '../base/duration.js';
+import { ANNOTATIONS, LABELS, MANAGED_BY } from '../base/names.js';
 
 /**
  * Added to the sum of a run's limits: API calls, reading the rest of the log and writing the

@@ -11,13 +11,13 @@ import {
   type ResourceRef,
   getOrUndefined,
 } from '@kfx/kube-runtime';
-import { ensureAccess } from './access.js';
+import { ensureAccess } from '../profile/access.js';
 import { cleanUp } from './cleanup.js';
-import { describeObject, type CreatedObject } from './created-objects.js';
+import { describeObject, type CreatedObject } from '../base/created-objects.js';
 import { judgeRun, type RunVerdict } from './expiry.js';
-import { LABELS, MANAGED_BY } from './names.js';
-import type { Profile } from './profile.js';
-import { RUN_DEFAULTS } from './run-options.js';
+import { LABELS, MANAGED_BY } from '../base/names.js';
+import type { Profile } from '../profile/profile.js';
+import { RUN_DEFAULTS } from '../run-options.js';
 
 export interface LeftoverOptions {
   client: KubeClient;

@@ -1,7 +1,7 @@
 // `--command "pytest -x 'tests/kfp test.py'"`: one string split into argv the way a POSIX shell
 // splits words (quotes and backslashes), without running a shell, so what CI passes is exactly
 // what the container runs. Shell features (pipes, variables) need an explicit `sh -c '...'`.
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 export function splitCommand(text: string, what = '--command'): string[] {
   const words: string[] = [];

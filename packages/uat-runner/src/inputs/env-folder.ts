@@ -4,7 +4,7 @@
 // --from-env-file=params.env` made; an optional Secret that does not exist is an empty folder.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 

@@ -5,7 +5,7 @@
 // systems hand them out) are taken out of it: the URL is in the pod spec, which every reader of
 // the namespace sees, so the user and token travel in a Secret of the run that only the init
 // container mounts, as the answer of a git credential helper for that host.
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 export interface GitInput {
   url: string;

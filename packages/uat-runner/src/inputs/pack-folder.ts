@@ -8,7 +8,7 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 /** What the API server lets one Secret hold (the sum of its data). */
 const SECRET_DATA_LIMIT = 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { buildJob, readJobManifest } from './job-spec.js';
-import { JUNIT_BEGIN } from './junit-wrapper.js';
+import { JUNIT_BEGIN } from '../log/junit-wrapper.js';
 
 const base = { runId: 'abcde', namespace: 'test-kubeflow' };
 const podSpec = (job: V1Job) => job.spec?.template.spec;

@@ -9,7 +9,7 @@
 // the field.
 import type { V1Container, V1Job } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { wrapWithJunitFile } from './junit-wrapper.js';
+import { wrapWithJunitFile } from '../log/junit-wrapper.js';
 import { addKubeflowPod, type KubeflowPodInput } from './kubeflow-pod.js';
 import {
   DEFAULT_CONTAINER,
@@ -17,8 +17,8 @@ import {
   jobName,
   runAnnotations,
   runLabels,
-} from './names.js';
-import { UatInputError } from './outcome.js';
+} from '../base/names.js';
+import { UatInputError } from '../base/outcome.js';
 import { addSuiteFiles, SUITE_FILES, type SuiteFilesInput } from './suite-files.js';
 
 export interface JobInput {

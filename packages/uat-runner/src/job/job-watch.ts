@@ -7,9 +7,9 @@
 import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
 import { createInformer, resources, type KubeClient } from '@kfx/kube-runtime';
 import { assessRun, finishLingering, type RunState } from './job-status.js';
-import { LABELS } from './names.js';
-import { UatError } from './outcome.js';
-import { formatDuration } from './duration.js';
+import { LABELS } from '../base/names.js';
+import { UatError } from '../base/outcome.js';
+import { formatDuration } from '../base/duration.js';
 
 export type Finished = Extract<RunState, { phase: 'finished' }>;
 

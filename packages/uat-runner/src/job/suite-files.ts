@@ -10,7 +10,7 @@
 // Security level wherever the suite's own container does; it makes the files writable by any
 // user, since the suite's image may run as another one (notebooks are saved where they lie).
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
-import { UatInputError } from './outcome.js';
+import { UatInputError } from '../base/outcome.js';
 
 export type SuiteFiles =
   | {

@@ -40,7 +40,7 @@ function suite(name: string, withConftest: boolean): string {
   );
   if (withConftest) {
     copyFileSync(
-      fileURLToPath(new URL('../examples/pytest/conftest.py', import.meta.url)),
+      fileURLToPath(new URL('../../examples/pytest/conftest.py', import.meta.url)),
       join(folder, 'conftest.py'),
     );
   }

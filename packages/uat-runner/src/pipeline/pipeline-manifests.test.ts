@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ARGO_OUTPUTS } from './argo-step.js';
 import { pipelineStepObjects, pipelineStepYaml } from './pipeline-manifests.js';
 import { STEP_GRACE_SECONDS } from './pipeline-step.js';
-import { RUN_DEFAULTS } from './run-options.js';
+import { RUN_DEFAULTS } from '../run-options.js';
 
 interface Container {
   image: string;

@@ -15,11 +15,11 @@
 // standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY variables of the step's own environment:
 // those two keys only, so that the Secret cannot set anything else of kfx's.
 import type { V1EnvVar, V1ServiceAccount } from '@kubernetes/client-node';
-import { parseDuration } from './duration.js';
-import { isDnsLabel } from './names.js';
-import { UatInputError } from './outcome.js';
-import { RUN_DEFAULTS } from './run-options.js';
-import { parseS3Url } from './spyglass.js';
+import { parseDuration } from '../base/duration.js';
+import { isDnsLabel } from '../base/names.js';
+import { UatInputError } from '../base/outcome.js';
+import { RUN_DEFAULTS } from '../run-options.js';
+import { parseS3Url } from '../artifacts/spyglass.js';
 
 export const PIPELINE_FORMATS = ['argo', 'tekton'] as const;
 export type PipelineFormat = (typeof PIPELINE_FORMATS)[number];

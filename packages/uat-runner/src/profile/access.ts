@@ -13,9 +13,9 @@ import {
   type ResourceRef,
   messageOf,
 } from '@kfx/kube-runtime';
-import { LABELS, MANAGED_BY } from './names.js';
-import { UatError } from './outcome.js';
-import { pollUntil } from './poll.js';
+import { LABELS, MANAGED_BY } from '../base/names.js';
+import { UatError } from '../base/outcome.js';
+import { pollUntil } from '../base/poll.js';
 import { describeRight, NAMESPACED_RULES, rightsOf, type Right } from './rbac-rules.js';
 
 const selfSubjectAccessReviews: ResourceRef = {

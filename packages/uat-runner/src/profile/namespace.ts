@@ -6,10 +6,10 @@
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { isAlreadyExists, resources, type KubeClient, getOrUndefined } from '@kfx/kube-runtime';
 import { ensureAccess } from './access.js';
-import type { CreatedObjects } from './created-objects.js';
-import { formatDuration } from './duration.js';
-import { runAnnotations, runLabels } from './names.js';
-import { pollUntil } from './poll.js';
+import type { CreatedObjects } from '../base/created-objects.js';
+import { formatDuration } from '../base/duration.js';
+import { runAnnotations, runLabels } from '../base/names.js';
+import { pollUntil } from '../base/poll.js';
 import type { Profile } from './profile.js';
 
 /** `auto`: create when no profile controller answered in time; `always`: at once; `never`. */

@@ -12,11 +12,11 @@ import {
   type KubeObject,
   getOrUndefined,
 } from '@kfx/kube-runtime';
-import type { CreatedObjects } from './created-objects.js';
-import { formatDuration } from './duration.js';
-import { LABELS, MANAGED_BY, runAnnotations, runLabels } from './names.js';
-import { UatError } from './outcome.js';
-import { pollUntil } from './poll.js';
+import type { CreatedObjects } from '../base/created-objects.js';
+import { formatDuration } from '../base/duration.js';
+import { LABELS, MANAGED_BY, runAnnotations, runLabels } from '../base/names.js';
+import { UatError } from '../base/outcome.js';
+import { pollUntil } from '../base/poll.js';
 
 export interface Profile extends KubeObject {
   spec?: {

@@ -17,7 +17,7 @@ import type {
   V1ValidatingAdmissionPolicyBinding,
   V1Validation,
 } from '@kubernetes/client-node';
-import { LABELS, MANAGED_BY } from './names.js';
+import { LABELS, MANAGED_BY } from '../base/names.js';
 
 export type RbacSubject =
   | { kind: 'ServiceAccount'; name: string; namespace: string }

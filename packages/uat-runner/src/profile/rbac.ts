@@ -15,11 +15,11 @@ import type {
 } from '@kubernetes/client-node';
 import type { KubeObject } from '@kfx/kube-runtime';
 import { stringify } from 'yaml';
-import { DEFAULT_RBAC_NAME, isDnsLabel, runnerRoleName } from './names.js';
-import { UatInputError } from './outcome.js';
+import { DEFAULT_RBAC_NAME, isDnsLabel, runnerRoleName } from '../base/names.js';
+import { UatInputError } from '../base/outcome.js';
 import { admissionPolicy, type RbacSubject } from './rbac-policy.js';
 import { NAMESPACED_RULES } from './rbac-rules.js';
-import { RUN_DEFAULTS } from './run-options.js';
+import { RUN_DEFAULTS } from '../run-options.js';
 
 export type { RbacSubject } from './rbac-policy.js';
 
