@@ -26,6 +26,7 @@ describe('kfx completion bash', () => {
     expect(complete('kfx ')).toEqual([
       'completion',
       'demo',
+      'doctor',
       'expose-api',
       'preview',
       'uat',
@@ -57,6 +58,8 @@ describe('kfx completion bash', () => {
 
   it("offers an option's choices, and skips option values when finding the command", () => {
     expect(complete('kfx uat run --output ')).toEqual(['json', 'text']);
+    expect(complete('kfx doctor -o ')).toEqual(['json', 'table']);
+    expect(complete('kfx doctor --check no')).toEqual(['no-proxy']);
     expect(complete('kfx -n uat uat ')).toEqual(['clean', 'manifests', 'rbac', 'run']);
     expect(complete('kfx --context run uat run --create-namespace a')).toEqual(['always', 'auto']);
   });

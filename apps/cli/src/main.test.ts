@@ -44,6 +44,7 @@ describe('kfx', () => {
       ['uat', 'clean'],
       ['completion'],
       ['demo'],
+      ['doctor'],
       ['preview'],
       ['webhook'],
       ['webhook', 'manifests'],

@@ -37,6 +37,12 @@ const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: async () => (await import('./commands/webhook/webhook.js')).webhookCommand(),
   },
   {
+    name: 'doctor',
+    term: 'doctor [options]',
+    description: 'Find what is wrong in a live kfx cluster, read-only, and how to fix it.',
+    load: async () => (await import('./commands/doctor/doctor.js')).doctorCommand(),
+  },
+  {
     name: 'preview',
     term: 'preview [options] <file...>',
     description: 'Show what kfx-webhook would change in Pods, workloads and claims, offline.',
@@ -76,6 +82,7 @@ Examples:
   $ kfx uat rbac --service-account ci:uat-runner | kubectl apply -f -
   $ kfx expose-api manifests --external-address 203.0.113.10 | kubectl apply -f -
   $ kfx webhook manifests -n kfx-system --cert-manager kfx-system/kfx-webhook-serving
+  $ kfx doctor                 what is wrong in the cluster, and the fix for each finding
   $ kfx preview pod.yaml --http-proxy http://proxy.corp:3128
   $ kfx demo                 run the local demo on an embedded control plane
   $ source <(kfx completion bash)

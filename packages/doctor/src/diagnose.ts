@@ -132,6 +132,7 @@ export async function diagnose(
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     checks,
+    namespaces: targets?.namespaces ?? [],
     findings: grouped,
     summary: {
       errors: count('error'),

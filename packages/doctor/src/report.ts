@@ -38,6 +38,8 @@ export interface DoctorReport {
   startedAt: string;
   durationMs: number;
   checks: CheckResult[];
+  /** The namespaces looked at: the Profiles' that exist, then those asked for (`-n`). */
+  namespaces: string[];
   /** Errors first, then warnings, then notes; grouped (see `Finding.objects`). */
   findings: Finding[];
   summary: Summary;

@@ -4,38 +4,15 @@
 // its metrics Service, else its configuration file).
 import { isNotFound, KubeApiError, resources } from '@kfx/kube-runtime/client';
 import { CONDITION_TYPE, conditionReason } from '@kfx/profile-reconcilers';
-import { parse } from 'yaml';
 import { objectName, type Finding } from '../finding.js';
 import { ran, skipped, type Check } from '../check.js';
 import type { Cluster } from '../cluster.js';
 import type { Deployment, Lease } from '../objects.js';
-import { kfxControllers } from './profile-status.js';
+import { controllerConfig, kfxControllers, type KfxControllerConfig } from '../kfx-controller.js';
 
 /** At or past this share of maxProfiles, a warning. */
 export const NEAR_CAPACITY = 0.9;
 const CAPACITY_METRIC = 'kfx_profile_controller_capacity_profiles';
-
-interface ControllerConfig {
-  maxProfiles?: number;
-  leaderElection?: { leaseName?: string };
-}
-
-async function configOf(cluster: Cluster, deployment: Deployment): Promise<ControllerConfig> {
-  const namespace = deployment.metadata?.namespace ?? '';
-  for (const volume of deployment.spec?.template?.spec?.volumes ?? []) {
-    if (volume.name !== 'config' || !volume.configMap?.name) continue;
-    const configMap = await cluster.configMap(namespace, volume.configMap.name);
-    for (const text of Object.values(configMap?.data ?? {})) {
-      try {
-        const document = parse(text) as unknown;
-        if (document && typeof document === 'object') return document;
-      } catch {
-        // Not the configuration file.
-      }
-    }
-  }
-  return {};
-}
 
 /** maxProfiles as the running controller reports it (its metric), through the service proxy. */
 async function reportedCapacity(
@@ -64,7 +41,7 @@ async function reportedCapacity(
 async function leaseFinding(
   cluster: Cluster,
   deployment: Deployment,
-  config: ControllerConfig,
+  config: KfxControllerConfig,
 ): Promise<Finding | undefined> {
   const namespace = deployment.metadata?.namespace ?? '';
   const name = config.leaderElection?.leaseName ?? 'kfx-controller';
@@ -123,7 +100,7 @@ export const controllerCheck: Check = async ({ cluster }) => {
     return condition?.status === 'False' && conditionReason(condition) === 'ControllerFull';
   });
   for (const deployment of deployments) {
-    const config = await configOf(cluster, deployment);
+    const config = await controllerConfig(cluster, deployment);
     const lease = await leaseFinding(cluster, deployment, config);
     if (lease) findings.push(lease);
     const capacity = (await reportedCapacity(cluster, deployment)) ?? config.maxProfiles;

@@ -1,11 +1,13 @@
 // Part of check `profiles`: Profiles kfx-controller did not reconcile (and why, from its
 // KfxReconciled condition), and Profiles stuck deleting, naming the finalizer that holds them:
-// upstream Kubeflow's `profile-finalizer` is removed only by its profile controller, so with
-// none running the Profile never goes.
+// upstream Kubeflow's `profile-finalizer` is removed by its profile controller, or by
+// kfx-controller where it replaces that one (`replacesUpstream`); with neither, the Profile
+// never goes.
 import { CONDITION_TYPE, conditionReason, type Profile } from '@kfx/profile-reconcilers';
 import { objectName, type Finding } from '../finding.js';
 import type { Cluster } from '../cluster.js';
 import type { Deployment } from '../objects.js';
+import { controllerConfig, kfxControllers } from '../kfx-controller.js';
 
 export const UPSTREAM_FINALIZER = 'profile-finalizer';
 /** A finalizer other than upstream's holding a Profile longer than this is a warning. */
@@ -18,13 +20,6 @@ export function upstreamControllerRuns(deployments: readonly Deployment[]): bool
       (deployment.metadata?.name === 'profiles-deployment' ||
         deployment.metadata?.labels?.['kustomize.component'] === 'profiles') &&
       (deployment.status?.readyReplicas ?? 0) > 0,
-  );
-}
-
-/** Whether a kfx-controller is installed (its Deployments, by their chart's name label). */
-export function kfxControllers(deployments: readonly Deployment[]): Deployment[] {
-  return deployments.filter(
-    (deployment) => deployment.metadata?.labels?.['app.kubernetes.io/name'] === 'kfx-controller',
   );
 }
 
@@ -43,13 +38,29 @@ const finding = (
   fix,
 });
 
-function deletingFinding(profile: Profile, now: Date, upstream: boolean): Finding | undefined {
+/** Who removes upstream's finalizer here: its own controller, kfx-controller, or nobody. */
+type FinalizerKeeper = 'upstream' | 'kfx' | 'none';
+
+function deletingFinding(
+  profile: Profile,
+  now: Date,
+  keeper: FinalizerKeeper,
+): Finding | undefined {
   const since = profile.metadata?.deletionTimestamp;
   if (typeof since !== 'string') return undefined;
   const name = profile.metadata?.name ?? '';
   const finalizers = profile.metadata?.finalizers ?? [];
   const index = finalizers.indexOf(UPSTREAM_FINALIZER);
-  if (index >= 0 && !upstream) {
+  if (index >= 0 && keeper === 'kfx') {
+    return finding(
+      'stuck-finalizer',
+      'error',
+      name,
+      `deleted at ${since} but still held by the finalizer ${UPSTREAM_FINALIZER}, which kfx-controller removes (replacesUpstream) once it has revoked the plugins' cloud grants`,
+      `kubectl describe profile ${name} (kfx-controller's Events say what it could not revoke)`,
+    );
+  }
+  if (index >= 0 && keeper === 'none') {
     const plugins = (profile.spec?.plugins ?? []).length;
     return finding(
       'stuck-finalizer',
@@ -100,11 +111,17 @@ function conditionFinding(profile: Profile): Finding | undefined {
 
 export async function profileStatusFindings(cluster: Cluster): Promise<Finding[]> {
   const [profiles, deployments] = await Promise.all([cluster.profiles(), cluster.deployments()]);
-  const upstream = upstreamControllerRuns(deployments);
-  const controllers = kfxControllers(deployments).length > 0;
+  const installed = kfxControllers(deployments);
+  const controllers = installed.length > 0;
+  const configs = await Promise.all(installed.map((each) => controllerConfig(cluster, each)));
+  const keeper: FinalizerKeeper = upstreamControllerRuns(deployments)
+    ? 'upstream'
+    : configs.some((config) => config.replacesUpstream === true)
+      ? 'kfx'
+      : 'none';
   const findings: Finding[] = [];
   for (const profile of profiles) {
-    const deleting = deletingFinding(profile, cluster.now, upstream);
+    const deleting = deletingFinding(profile, cluster.now, keeper);
     if (deleting) findings.push(deleting);
     const condition = controllers ? conditionFinding(profile) : undefined;
     if (condition) findings.push(condition);
