@@ -13,6 +13,33 @@ const byPackageName = {
     "Import another package by its name; shared test and bench code belongs in '@kfx/testenv'.",
 };
 
+// One block per folder of uat-runner's src: it may import the folders after it in `order`, never
+// those before it, nor the run on top of them (base/ not even run-options.ts).
+function uatRunnerFolders(order) {
+  return order.map((folder, at) => {
+    const above = order.slice(0, at);
+    const below = at < order.length - 1 ? ' or a folder after it' : '';
+    const topLevel = folder === 'base' ? '^\\.\\./[^/]+$' : '^\\.\\./(?!run-options\\.js$)[^/]+$';
+    const patterns = [
+      byPackageName,
+      {
+        regex: topLevel,
+        message: `The run (run*.ts, suite.ts, results.ts, steps.ts, index.ts) builds on ${folder}/, not the reverse: move what both need into ${folder}/${below}.`,
+      },
+    ];
+    if (above.length > 0) {
+      patterns.push({
+        regex: `^\\.\\./(${above.join('|')})(/|$)`,
+        message: `${folder}/ comes after ${above.join('/, ')}/ in uat-runner's order (eslint.config.js): they may import it, it may not import them.`,
+      });
+    }
+    return {
+      files: [`packages/uat-runner/src/${folder}/**/*.ts`],
+      rules: { 'no-restricted-imports': ['error', { patterns }] },
+    };
+  });
+}
+
 export default defineConfig(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/.reports/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -57,6 +84,22 @@ export default defineConfig(
       ],
     },
   },
+  // uat-runner's folders, each allowed to import only the folders after it in this list: a
+  // pipeline step names the artifacts' S3 layout; clean-up finds a run's leftovers on its Profile;
+  // the Profile, its namespace and the runner's RBAC need no Job; the Job's command hands JUnit over
+  // in the log; and everything sits on base/. The run itself (run*.ts, suite.ts, results.ts,
+  // steps.ts, index.ts) is on top and builds on all of them; no folder imports it, except
+  // run-options.ts for RUN_DEFAULTS (the defaults in one place; it takes only types from them).
+  ...uatRunnerFolders([
+    'pipeline',
+    'cleanup',
+    'profile',
+    'job',
+    'log',
+    'artifacts',
+    'inputs',
+    'base',
+  ]),
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
