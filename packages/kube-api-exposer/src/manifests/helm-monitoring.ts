@@ -172,7 +172,6 @@ const panels: [title: string, unit: string, targets: Target[]][] = [
       ],
     ],
   ],
-  ['Memory', 'bytes', [[`process_resident_memory_bytes${J}`, '{{pod}}']]],
 ];
 
 /** The Grafana dashboard, as the chart's `dashboards/kfx-expose-api.json`. */
