@@ -8,6 +8,7 @@ import {
   kfxWebhooks,
   PROXY_INJECTOR_WEBHOOK,
   webhookValueFix,
+  type HelmRelease,
   type KfxWebhook,
 } from '../kfx-webhook.js';
 import { caCertificates, daysLeft, issuedBy, servedCertificate } from '../served-certificate.js';
@@ -24,6 +25,10 @@ const finding = (
   fix?: string,
 ): Finding => ({ check: 'webhook', code: `webhook.${code}`, severity, object, message, fix });
 
+/** The upgrade of the webhook's release that rewrites what the chart makes, values kept. */
+export const helmUpgrade = (release: HelmRelease): string =>
+  `helm upgrade ${release.name} apps/webhook/chart -n ${release.namespace} --reuse-values`;
+
 /** The command that brings the webhook's Pods back. */
 export function scaleFix(webhook: KfxWebhook): string {
   const deployment = webhook.deployment;
@@ -37,10 +42,8 @@ export function caBundleFix(webhook: KfxWebhook): string {
   if (webhook.certManagerInjectFrom) {
     return `cert-manager's cainjector writes it from Certificate ${webhook.certManagerInjectFrom}: kubectl -n cert-manager logs deploy/cert-manager-cainjector`;
   }
-  if (webhook.helmRelease) {
-    const { name, namespace } = webhook.helmRelease;
-    return `helm upgrade ${name} apps/webhook/chart -n ${namespace} --reuse-values (the chart writes the CA of its certificate into the caBundle)`;
-  }
+  // The chart writes the CA of the certificate it serves into the caBundle on every upgrade.
+  if (webhook.helmRelease) return helmUpgrade(webhook.helmRelease);
   return `set clientConfig.caBundle of MutatingWebhookConfiguration ${webhook.configuration} to the base64 PEM of the CA that signed the webhook's serving certificate`;
 }
 
@@ -123,8 +126,10 @@ async function certificateFindings(cluster: Cluster, webhook: KfxWebhook): Promi
     );
   }
   const days = daysLeft(certificate, cluster.now);
+  // tls.mode generated renews it on an upgrade within tls.generated.renewBeforeDays of its end
+  // (30 by default, the warning's threshold); cert-manager and self-managed renew it themselves.
   const renew = webhook.helmRelease
-    ? `helm upgrade ${webhook.helmRelease.name} apps/webhook/chart -n ${webhook.helmRelease.namespace} --reuse-values (tls.mode generated renews it within tls.generated.renewBeforeDays of its end; cert-manager and self-managed renew it themselves)`
+    ? helmUpgrade(webhook.helmRelease)
     : "renew the webhook's serving certificate and its caBundle";
   if (days < 0 || Date.parse(certificate.validFrom) > cluster.now.getTime()) {
     findings.push(
