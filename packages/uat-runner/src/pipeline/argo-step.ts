@@ -8,6 +8,7 @@
 // ServiceAccount: a Role grants that and nothing else.
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import type { KubeObject } from '@kfx/kube-runtime';
+import { argoDoctorTemplate, argoPipelineTemplate } from './doctor-step.js';
 import {
   KFX_ENTRYPOINT,
   STEP_GRACE_SECONDS,
@@ -71,10 +72,16 @@ function workflowTemplate(step: ResolvedStep): StepObject {
     kind: 'WorkflowTemplate',
     metadata: { name: step.name, namespace: step.namespace, labels: stepLabels(step) },
     spec: {
-      entrypoint: 'uat',
+      entrypoint: step.doctor === undefined ? 'uat' : 'doctor-then-uat',
       serviceAccountName: step.serviceAccount,
       arguments: { parameters: args },
       templates: [
+        ...(step.doctor === undefined
+          ? []
+          : [
+              argoPipelineTemplate(step.parameters),
+              argoDoctorTemplate(step.kfxImage, step.doctor),
+            ]),
         {
           name: 'uat',
           inputs: { parameters: inputs },

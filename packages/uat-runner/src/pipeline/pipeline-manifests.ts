@@ -21,15 +21,25 @@ export function pipelineStepObjects(
 }
 
 const HEADER: Record<PipelineFormat, (step: ResolvedStep) => string[]> = {
-  argo: ({ name, namespace, serviceAccount }) => [
+  argo: ({ name, namespace, serviceAccount, doctor }) => [
     `# kfx uat run as an Argo Workflows step. The identity also needs \`kfx uat rbac\`'s rights:`,
     `#   kfx uat rbac --service-account ${namespace}:${serviceAccount} | kubectl apply -f -`,
     `#   argo submit -n ${namespace} --from workflowtemplate/${name} -p image=<suite image> --watch`,
+    ...(doctor === undefined
+      ? []
+      : [
+          `# kfx doctor runs first, as ServiceAccount ${doctor} (the controller chart's doctor.enabled=true makes it), and the suite only when it finds no error.`,
+        ]),
   ],
-  tekton: ({ name, namespace, serviceAccount }) => [
+  tekton: ({ name, namespace, serviceAccount, doctor }) => [
     `# kfx uat run as a Tekton Task. The identity also needs \`kfx uat rbac\`'s rights:`,
     `#   kfx uat rbac --service-account ${namespace}:${serviceAccount} | kubectl apply -f -`,
     `# A TaskRun of taskRef ${name} sets serviceAccountName: ${serviceAccount} and binds the workspace "results".`,
+    ...(doctor === undefined
+      ? []
+      : [
+          `# kfx doctor runs first, as the TaskRun's ServiceAccount: give ${namespace}:${serviceAccount} the doctor's rights (the controller chart's doctor.subjects).`,
+        ]),
   ],
 };
 

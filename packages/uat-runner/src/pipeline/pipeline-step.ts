@@ -46,6 +46,11 @@ export interface PipelineStepOptions {
   s3Endpoint?: string | undefined;
   /** The Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; optional. */
   s3Secret?: string | undefined;
+  /**
+   * Run `kfx doctor` first, as this ServiceAccount (the controller chart's `<release>-doctor`),
+   * and the suite only when it finds no error (doctor-step.ts). Default: no doctor step.
+   */
+  doctor?: string | undefined;
 }
 
 export const PIPELINE_DEFAULTS = {
@@ -95,6 +100,8 @@ export interface ResolvedStep {
   serviceAccount: string;
   kfxImage: string;
   parameters: StepParameter[];
+  /** The doctor's ServiceAccount, when `kfx doctor` runs first. */
+  doctor: string | undefined;
 }
 
 export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
@@ -121,6 +128,7 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
     [o.profile, '--profile'],
     [o.envSecret, '--env-secret'],
     [o.s3Secret, '--s3-secret'],
+    ...(options.doctor === undefined ? [] : ([[options.doctor, '--doctor']] as const)),
   ] as const) {
     if (!isDnsLabel(value)) {
       throw new UatInputError(
@@ -184,6 +192,7 @@ export function resolveStep(options: PipelineStepOptions = {}): ResolvedStep {
     serviceAccount: o.serviceAccount,
     kfxImage: o.kfxImage,
     parameters,
+    doctor: options.doctor,
   };
 }
 

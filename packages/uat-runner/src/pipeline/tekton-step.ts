@@ -4,6 +4,7 @@
 // when kfx exits non-zero; cancelling it deletes the Pod, whose SIGTERM kfx answers by cleaning up.
 // The TaskRun names the ServiceAccount (`serviceAccountName`): a Task cannot.
 import type { KubeObject } from '@kfx/kube-runtime';
+import { tektonDoctorStep } from './doctor-step.js';
 import {
   KFX_ENTRYPOINT,
   STEP_PATHS,
@@ -43,6 +44,7 @@ function task(step: ResolvedStep): StepObject {
       ],
       volumes: [{ name: 'env', secret: { secretName: '$(params.env-secret)', optional: true } }],
       steps: [
+        ...(step.doctor === undefined ? [] : [tektonDoctorStep(step.kfxImage)]),
         {
           name: 'uat',
           image: step.kfxImage,

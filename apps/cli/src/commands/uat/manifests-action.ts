@@ -17,10 +17,20 @@ interface ManifestFlags {
   artifacts?: string;
   s3Endpoint?: string;
   s3Secret: string;
+  /** `--doctor` alone is `true`: the controller chart's default name. */
+  doctor?: string | true;
 }
 
+const DOCTOR_SERVICE_ACCOUNT = 'kfx-controller-doctor';
+
 export function printManifests(this: Command): void {
-  const { format, ...flags } = this.opts<ManifestFlags>();
+  const { format, doctor, ...flags } = this.opts<ManifestFlags>();
   const { namespace } = globalOptions(this);
-  process.stdout.write(pipelineStepYaml(format, { ...flags, namespace }));
+  process.stdout.write(
+    pipelineStepYaml(format, {
+      ...flags,
+      namespace,
+      doctor: doctor === true ? DOCTOR_SERVICE_ACCOUNT : doctor,
+    }),
+  );
 }

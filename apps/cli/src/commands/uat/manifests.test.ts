@@ -101,6 +101,26 @@ describe('kfx uat manifests', () => {
     });
   });
 
+  it("runs kfx doctor first with --doctor, as the controller chart's doctor ServiceAccount", async () => {
+    const { stdout } = await kfx('uat', 'manifests', '--format', 'argo', '--doctor');
+    const template = objectsOf(stdout).find((o) => o.kind === 'WorkflowTemplate') as unknown as
+      | { spec: { entrypoint: string; templates: { name: string; serviceAccountName?: string }[] } }
+      | undefined;
+    expect(template?.spec.entrypoint).toBe('doctor-then-uat');
+    expect(template?.spec.templates.find((t) => t.name === 'doctor')?.serviceAccountName).toBe(
+      'kfx-controller-doctor',
+    );
+    const { stdout: own } = await kfx(
+      'uat',
+      'manifests',
+      '--format',
+      'tekton',
+      '--doctor',
+      'uat-doctor',
+    );
+    expect(own).toContain("give kfx-system:kfx-uat the doctor's rights");
+  });
+
   it('exits 2 naming the flag, without --format or with a bad name', async () => {
     await expect(kfx('uat', 'manifests')).rejects.toMatchObject({
       code: 2,

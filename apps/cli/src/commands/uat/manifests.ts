@@ -23,6 +23,10 @@ export function uatManifestsCommand(): Command {
       D.serviceAccount,
     )
     .option('--kfx-image <image>', 'the kfx CLI image the step runs', D.kfxImage)
+    .option(
+      '--doctor [service-account]',
+      'run kfx doctor first, as this ServiceAccount (in -n; default kfx-controller-doctor, which the controller chart makes with doctor.enabled=true), and the suite only when it finds no error',
+    )
     .optionsGroup("The parameters' defaults:")
     .option('--image <image>', "the suite's image (default: none, given at each run)")
     .option('--command <command>', "the suite's command (default: the image's own)")
@@ -55,6 +59,7 @@ Examples:
       -p artifacts=s3://ci-results/uat/$BUILD_ID -p s3-endpoint=http://minio.ci:9000 --watch
   $ kfx -n ci uat manifests --format tekton --kfx-image registry.corp/kfx/cli:0.4.0 \\
       --service-account uat-runner | kubectl apply -f -
+  $ kfx uat manifests --format argo --doctor | kubectl apply -f -   # kfx doctor first
 
 Objects (in -n NAMESPACE, default ${D.namespace}): the ServiceAccount; for argo, the
 WorkflowTemplate and a Role and RoleBinding that let Argo's executor report the step's outputs
@@ -68,6 +73,11 @@ create secret generic NAME --from-env-file=params.env); a missing Secret means n
 artifacts=s3://BUCKET/PREFIX the step also uploads its results in Prow's layout (started.json,
 build-log.txt, artifacts/junit_uat.xml, finished.json), with the keys AWS_ACCESS_KEY_ID and
 AWS_SECRET_ACCESS_KEY of the s3-secret Secret as credentials (missing: the pod's own identity).
+
+With --doctor, \`kfx doctor\` runs first (Argo: a template of its own, as that ServiceAccount;
+Tekton: a step before the suite's, as the TaskRun's ServiceAccount, which then needs the
+doctor's rights too: the controller chart's doctor.subjects) and the suite runs only when it
+finds no error; its findings are in the step's log.
 
 Results: the step fails when kfx exits non-zero (1: the suite failed, 2: it could not run,
 143: stopped, after cleaning up). uat.log, junit.xml and summary.json are the Argo step's output
