@@ -15,7 +15,7 @@ import type {
 } from './objects.js';
 
 export const PROXY_INJECTOR_WEBHOOK = 'proxy-injector.kfx.dev';
-export const PVC_REWRITER_WEBHOOK = 'pvc-rewriter.kfx.dev';
+const PVC_REWRITER_WEBHOOK = 'pvc-rewriter.kfx.dev';
 
 export interface HelmRelease {
   name: string;
@@ -46,7 +46,7 @@ export interface KfxWebhook {
 }
 
 /** The Helm release an object belongs to, from Helm's own annotations. */
-export function helmReleaseOf(object: {
+function helmReleaseOf(object: {
   metadata?: { annotations?: Record<string, string> | undefined } | undefined;
 }): HelmRelease | undefined {
   const annotations = object.metadata?.annotations ?? {};
@@ -56,7 +56,7 @@ export function helmReleaseOf(object: {
 }
 
 /** The Deployment of `namespace` whose Pods the selector picks. */
-export function deploymentFor(
+function deploymentFor(
   deployments: readonly Deployment[],
   namespace: string,
   selector: Record<string, string> | undefined,

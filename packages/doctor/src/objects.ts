@@ -5,7 +5,7 @@ export interface Namespace extends KubeObject {
   status?: { phase?: string | undefined } | undefined;
 }
 
-export interface WebhookClientConfig {
+interface WebhookClientConfig {
   url?: string | undefined;
   service?:
     | { namespace: string; name: string; path?: string | undefined; port?: number | undefined }
@@ -38,7 +38,7 @@ export interface EndpointSlice extends KubeObject {
     | undefined;
 }
 
-export interface Volume {
+interface Volume {
   name?: string | undefined;
   configMap?: { name?: string | undefined } | undefined;
   secret?: { secretName?: string | undefined } | undefined;

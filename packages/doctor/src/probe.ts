@@ -32,7 +32,7 @@ interface PodAnswer {
   };
 }
 
-export function probePod(namespace: string): Record<string, unknown> {
+function probePod(namespace: string): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -89,7 +89,7 @@ export function serverMessage(error: KubeApiError): string {
 }
 
 /** Sends the probe to one namespace; an admission refusal is an answer, not an error. */
-export async function probeNamespace(cluster: Cluster, namespace: string): Promise<Probe> {
+async function probeNamespace(cluster: Cluster, namespace: string): Promise<Probe> {
   try {
     const answer = await cluster.client.create(resources.pods, probePod(namespace), {
       namespace,

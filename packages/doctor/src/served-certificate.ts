@@ -20,7 +20,7 @@ export type ServedCertificate =
     };
 
 /** The service-proxy name of a Service's HTTPS port, as RBAC's resourceNames has it. */
-export const httpsProxyName = (service: { name: string; port: number }): string =>
+const httpsProxyName = (service: { name: string; port: number }): string =>
   `https:${service.name}:${service.port}`;
 
 async function viaServiceProxy(

@@ -11,7 +11,7 @@ import type { Deployment, Lease } from '../objects.js';
 import { controllerConfig, kfxControllers, type KfxControllerConfig } from '../kfx-controller.js';
 
 /** At or past this share of maxProfiles, a warning. */
-export const NEAR_CAPACITY = 0.9;
+const NEAR_CAPACITY = 0.9;
 const CAPACITY_METRIC = 'kfx_profile_controller_capacity_profiles';
 
 /** maxProfiles as the running controller reports it (its metric), through the service proxy. */

@@ -9,17 +9,17 @@ import type { Cluster } from '../cluster.js';
 import { REFS, type Certificate, type Deployment } from '../objects.js';
 
 /** Fewer days left than this is a warning. */
-export const EXPOSER_WARNING_DAYS = 30;
+const EXPOSER_WARNING_DAYS = 30;
 
 /** A check of a copy of the exposer's CA held somewhere else, against the served one. */
-export type CaCopyCheck = (
+type CaCopyCheck = (
   cluster: Cluster,
   exposer: Deployment,
   ca: Certificate | undefined,
 ) => Promise<Finding[]>;
 
 /** None yet: interLink's copy (its virtual kubelet's kubernetesApiCaCrt) joins here. */
-export const CA_COPY_CHECKS: readonly CaCopyCheck[] = [];
+const CA_COPY_CHECKS: readonly CaCopyCheck[] = [];
 
 function tlsSecretOf(deployment: Deployment): string | undefined {
   const volumes = deployment.spec?.template?.spec?.volumes ?? [];

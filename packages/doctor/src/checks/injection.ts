@@ -22,7 +22,7 @@ import { caBundleFix, scaleFix, skippedNamespaces } from './webhook.js';
 const PROXY_VARIABLES = ['http_proxy', 'https_proxy'];
 
 /** Whether the first container got a proxy variable (either case). */
-export function carriesProxy(pod: ProbedPod): boolean {
+function carriesProxy(pod: ProbedPod): boolean {
   return pod.envNames.some((name) => PROXY_VARIABLES.includes(name.toLowerCase()));
 }
 

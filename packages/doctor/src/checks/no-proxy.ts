@@ -19,7 +19,7 @@ import { probes } from '../probe.js';
 import { covers, coversDomain, noProxyEntries, suggestedPodRanges } from '../no-proxy-facts.js';
 
 /** What the cluster says NO_PROXY must hold. */
-export interface ClusterFacts {
+interface ClusterFacts {
   network: DiscoveredNetwork;
   /** Addresses Pods (not on the host network) are seen with. */
   podIps: string[];
@@ -161,7 +161,7 @@ function otherIssues(entries: string[], facts: ClusterFacts, webhook: KfxWebhook
 }
 
 /** The findings for one NO_PROXY value (pure: the unit tests call it). */
-export function noProxyIssues(value: string, facts: ClusterFacts, webhook: KfxWebhook): Issue[] {
+function noProxyIssues(value: string, facts: ClusterFacts, webhook: KfxWebhook): Issue[] {
   const entries = noProxyEntries(value);
   return [
     ...serviceIssues(entries, facts, webhook),

@@ -11,7 +11,7 @@ import { REFS, type Namespace } from '../objects.js';
 const ENFORCE = 'pod-security.kubernetes.io/enforce';
 
 /** Whether Istio injects sidecars into the namespace's Pods (not ambient mode). */
-export function sidecarMode(namespace: Namespace): boolean {
+function sidecarMode(namespace: Namespace): boolean {
   const labels = namespace.metadata?.labels ?? {};
   if (labels['istio.io/dataplane-mode'] === 'ambient') return false;
   return labels['istio-injection'] === 'enabled' || labels['istio.io/rev'] !== undefined;

@@ -9,12 +9,12 @@ import type { Cluster } from '../cluster.js';
 import type { Deployment } from '../objects.js';
 import { controllerConfig, kfxControllers } from '../kfx-controller.js';
 
-export const UPSTREAM_FINALIZER = 'profile-finalizer';
+const UPSTREAM_FINALIZER = 'profile-finalizer';
 /** A finalizer other than upstream's holding a Profile longer than this is a warning. */
-export const STUCK_AFTER_MS = 5 * 60_000;
+const STUCK_AFTER_MS = 5 * 60_000;
 
 /** Upstream's profile controller, as Kubeflow's manifests deploy it, with a ready replica. */
-export function upstreamControllerRuns(deployments: readonly Deployment[]): boolean {
+function upstreamControllerRuns(deployments: readonly Deployment[]): boolean {
   return deployments.some(
     (deployment) =>
       (deployment.metadata?.name === 'profiles-deployment' ||

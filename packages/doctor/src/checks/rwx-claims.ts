@@ -8,7 +8,7 @@ import { kfxWebhooks, webhookValueFix, type KfxWebhook } from '../kfx-webhook.js
 import { serverMessage } from '../probe.js';
 
 /** Provisioners whose volumes attach to one node at a time: ReadWriteMany claims stay Pending. */
-export const SINGLE_NODE_PROVISIONERS: readonly string[] = [
+const SINGLE_NODE_PROVISIONERS: readonly string[] = [
   'ebs.csi.aws.com',
   'kubernetes.io/aws-ebs',
   'pd.csi.storage.gke.io',
@@ -20,7 +20,7 @@ export const SINGLE_NODE_PROVISIONERS: readonly string[] = [
   'csi.vsphere.vmware.com',
 ];
 
-export function rwxClaim(namespace: string): Record<string, unknown> {
+function rwxClaim(namespace: string): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

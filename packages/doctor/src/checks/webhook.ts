@@ -26,7 +26,7 @@ const finding = (
 ): Finding => ({ check: 'webhook', code: `webhook.${code}`, severity, object, message, fix });
 
 /** The upgrade of the webhook's release that rewrites what the chart makes, values kept. */
-export const helmUpgrade = (release: HelmRelease): string =>
+const helmUpgrade = (release: HelmRelease): string =>
   `helm upgrade ${release.name} apps/webhook/chart -n ${release.namespace} --reuse-values`;
 
 /** The command that brings the webhook's Pods back. */

@@ -8,7 +8,7 @@
 import { KFX_ENTRYPOINT, STEP_SECURITY_CONTEXT } from './pipeline-step.js';
 
 /** The doctor's command line in the kfx/cli image: every check, one finding per line. */
-export const DOCTOR_ARGS = ['doctor', '--output', 'table'] as const;
+const DOCTOR_ARGS = ['doctor', '--output', 'table'] as const;
 
 /** The Argo template that runs the doctor as `serviceAccount`. */
 export function argoDoctorTemplate(kfxImage: string, serviceAccount: string) {

@@ -10,7 +10,7 @@ const LABELS: Readonly<Record<Finding['severity'], string>> = {
   info: 'NOTE',
 };
 
-export function findingLine(finding: Finding): string {
+function findingLine(finding: Finding): string {
   const fix = finding.fix === undefined ? '' : ` → ${finding.fix}`;
   return `${LABELS[finding.severity].padEnd(7)} ${finding.check.padEnd(10)} ${finding.object}: ${finding.message}${fix}`;
 }
