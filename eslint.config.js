@@ -35,10 +35,17 @@ function uatRunnerFolders(order) {
     }
     return {
       files: [`packages/uat-runner/src/${folder}/**/*.ts`],
-      rules: { 'no-restricted-imports': ['error', { patterns }] },
+      rules: { 'no-restricted-imports': ['error', { paths: [kubeRuntimeRoot], patterns }] },
     };
   });
 }
+
+// @kfx/kube-runtime has no root entry: a process loads only the part it imports.
+const kubeRuntimeRoot = {
+  name: '@kfx/kube-runtime',
+  message:
+    'Import from the entry point that holds the name: @kfx/kube-runtime/client, /informer, /controller, /serving or /exit.',
+};
 
 export default defineConfig(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/.reports/**', '**/*.d.ts'] },
@@ -56,7 +63,7 @@ export default defineConfig(
       // Kubernetes objects are plain JSON typed with @kubernetes/client-node's model classes
       // (V1Pod, …), never instances of them: that is the point, not a mistake.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
-      'no-restricted-imports': ['error', { patterns: [byPackageName] }],
+      'no-restricted-imports': ['error', { paths: [kubeRuntimeRoot], patterns: [byPackageName] }],
     },
   },
   {
@@ -72,6 +79,7 @@ export default defineConfig(
       'no-restricted-imports': [
         'error',
         {
+          paths: [kubeRuntimeRoot],
           patterns: [
             byPackageName,
             {

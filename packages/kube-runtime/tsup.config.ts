@@ -5,7 +5,6 @@ import { kfxBuild } from '@kfx/tsup-config';
 export default kfxBuild({
   splitting: true,
   entry: [
-    'src/index.ts',
     'src/client/index.ts',
     'src/informer/index.ts',
     'src/controller/index.ts',

@@ -1,4 +1,4 @@
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CliError, exitCodeOf } from './cli-exit.js';

@@ -1,7 +1,8 @@
 // The logger and the Kubernetes client of the commands that talk to a cluster, from the global
 // options (cli-options.ts). The client is kube-runtime's, which never sends API traffic through
 // HTTP(S)_PROXY.
-import { KubeClient, loadKubeConfig, messageOf } from '@kfx/kube-runtime';
+import { KubeClient, loadKubeConfig } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { pino, type Logger } from 'pino';
 import { CliError } from './cli-exit.js';
 import { LOG_LEVELS, type GlobalOptions } from './cli-options.js';

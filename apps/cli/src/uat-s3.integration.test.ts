@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import {
   appendLog,
   freePort,

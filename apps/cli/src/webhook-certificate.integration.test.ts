@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Secret } from '@kubernetes/client-node';
-import { KubeClient, getOrUndefined, resources } from '@kfx/kube-runtime';
+import { KubeClient, getOrUndefined, resources } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 

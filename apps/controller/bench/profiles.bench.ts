@@ -15,7 +15,7 @@
 // (dist/main.js of this app), without leader election so that every write counted is a
 // reconcile's.
 import { readFileSync } from 'node:fs';
-import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { profileNamespace, startControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import {

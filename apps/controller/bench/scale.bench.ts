@@ -13,7 +13,7 @@
 // 3. Restart: a new controller over the converged cluster with a short resync: its cold start's
 //    peak RSS, and the writes it makes over its first reconcile and one resync (target 0).
 import { readFileSync } from 'node:fs';
-import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { CRDS, installCrds, profileNamespace, startControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { controllerConfig, startController, stopAll } from './controller-process.ts';

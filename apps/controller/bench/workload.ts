@@ -1,7 +1,7 @@
 // The benchmark's workload: Profiles, the objects the controller would make for them (for the
 // raw loops), and small helpers to read Prometheus text.
 import { enableBuiltInReconcilers } from '@kfx/profile-reconcilers';
-import { resources, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 
 export const profileBody = (name: string) => ({
   apiVersion: 'kubeflow.org/v1',

@@ -3,7 +3,7 @@
 // and exits 0.
 // It owns its control plane: kfx-controller acts on every Profile of the cluster (no selector
 // keeps it to one file's).
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   freePort,
   profileNamespace,

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   runHelm,
   startControlPlane,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 

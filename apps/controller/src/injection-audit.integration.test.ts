@@ -4,7 +4,7 @@
 // exclusions and are left out; /readyz waits for the audit's caches too.
 // It owns its control plane: the audit counts the Pods of every namespace, and kfx-controller
 // acts on every Profile of the cluster.
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

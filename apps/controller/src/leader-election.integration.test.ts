@@ -3,7 +3,7 @@
 // stops gracefully hands over at once. Profiles created at each stage are reconciled.
 // It owns its control plane: Lease timings of its own, and kfx-controllers that act on every
 // Profile of the cluster.
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import { profileNamespace, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';

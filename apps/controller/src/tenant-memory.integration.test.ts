@@ -9,7 +9,7 @@
 // reading their data on every event (as the controller once did) took it past it.
 // It owns its control plane: kfx-controller acts on every Profile of the cluster.
 import { readFileSync } from 'node:fs';
-import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { freePort, startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { renderWebhookConfiguration } from '@kfx/admission-core';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import {
   PROXY_INJECTOR_NAME,
   PROXY_INJECTOR_PATH,

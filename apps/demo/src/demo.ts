@@ -4,7 +4,7 @@
 // kfx-webhook and kfx-controller binaries against it, then a Profile, a Pod, two claims and a UAT
 // run, each with what kfx did. On a real node a container also fetches through a real proxy, and
 // the UAT suite really runs. With --keep the cluster stays, for the charts (keep.ts).
-import { KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
 import type { Egress, ManagedProcess } from '@kfx/testenv';
 import { pino } from 'pino';
 import { startController, startWebhook, waitForWebhook } from './apps.js';

@@ -6,7 +6,7 @@
 // output and JUnit).
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import type { ControlPlane, ControlPlaneNode, Egress } from '@kfx/testenv';
 import { runUat, type UatResult } from '@kfx/uat-runner';
 import { DEMO_PROFILE, uatReporter, uatSummary } from './scenario.js';

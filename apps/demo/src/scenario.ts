@@ -10,7 +10,7 @@ import type {
   V1Pod,
   V1ResourceQuota,
 } from '@kubernetes/client-node';
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import type { ControlPlane } from '@kfx/testenv';
 import { JUNIT_BEGIN, JUNIT_END, runUat, type Reporter, type UatResult } from '@kfx/uat-runner';
 import { table } from './table.js';

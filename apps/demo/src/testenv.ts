@@ -2,7 +2,7 @@
 // runs kube-apiserver and friends. It is loaded when the demo runs, and handed to each step as
 // `testenv`; a testenv that is not built yet is named in one line instead of a stack.
 import type * as TestenvModule from '@kfx/testenv';
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/exit';
 
 export type Testenv = typeof TestenvModule;
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 import { loadConfig, parseConfig } from './config.js';
 import { HANDLERS } from './webhooks.js';
 

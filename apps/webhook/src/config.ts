@@ -1,7 +1,7 @@
 // The kfx-webhook configuration file: YAML, checked in full at start-up. A wrong key or value
 // stops the process with the key's path (`tls.certFile: Required`) before anything listens.
 // The values' checks are in config-values.ts, the `tls` key's in tls-config.ts.
-import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues, readConfigFile } from '@kfx/kube-runtime/serving';
 import { z } from 'zod';
 import { count, milliseconds, port, typed } from './config-values.js';
 import { tlsShape, type TlsConfig } from './tls-config.js';

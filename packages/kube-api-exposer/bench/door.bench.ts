@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintToken } from '@kfx/kube-api-exposer';
-import { KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
 import { applyManifests, startControlPlane } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintKubeconfig } from '@kfx/kube-api-exposer';
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import { applyManifests, freePort, startControlPlane } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintKubeconfig } from '@kfx/kube-api-exposer';
-import { KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
 import { applyManifests, startControlPlane } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';

@@ -8,14 +8,9 @@
 // 3. 1,000 applies of an unchanged object: writes made (target 0) and time per apply for a
 //    plain server-side apply, applyObject reading with GET, and applyObject reading a cache.
 import { startControlPlane } from '@kfx/testenv';
-import {
-  applyObject,
-  inParallel,
-  createInformer,
-  KubeClient,
-  resources,
-  type KubeObject,
-} from '@kfx/kube-runtime';
+import { inParallel, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
+import { createInformer } from '@kfx/kube-runtime/informer';
+import { applyObject } from '@kfx/kube-runtime/controller';
 import { pino } from 'pino';
 
 const N = Number(process.env.BENCH_OBJECTS ?? 5000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { enableBuiltInReconcilers } from './built-in.js';
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 
 const problemsOf = (fn: () => unknown): readonly string[] => {
   try {

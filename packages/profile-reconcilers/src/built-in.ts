@@ -1,6 +1,6 @@
 // The reconcilers kfx ships, by the key that enables them under `reconcilers:`, in the order
 // they run: the namespace first, since everything else lives in it.
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 import type { z } from 'zod';
 import { ceilingsSchema } from './ceilings.js';
 import { enabler, type Enabler } from './enable.js';

@@ -5,7 +5,7 @@
 // quota up to the ceiling of its resource, a network policy listed as tenant-switchable, a cloud
 // identity that matches a pattern bound to the Profile's name or is given to it by name. With no
 // ceilings configured, nothing can be raised.
-import { parseQuantity } from '@kfx/kube-runtime';
+import { parseQuantity } from '@kfx/kube-runtime/controller';
 import { z } from 'zod';
 import { quotaResourceProblem } from './quota-resources.js';
 import { dnsLabel, objectName, quantity } from './schemas.js';

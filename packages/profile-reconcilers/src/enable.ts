@@ -1,7 +1,7 @@
 // Binding a reconciler to its part of the config file: validate with its schema (errors name
 // the full key), prepare (read files, compile templates), and hide the config types behind
 // the members the controller uses.
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 import { NO_CEILINGS, type Ceilings } from './ceilings.js';
 import {
   EMPTY_VIEW,

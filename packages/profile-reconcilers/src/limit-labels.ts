@@ -1,7 +1,7 @@
 // Per-profile LimitRange overrides from Profile labels `<prefix>/<section>.<resource>: <quantity>`,
 // e.g. `limitrange.kfx.dev/default.memory: 1Gi`. The same rules as quota labels: a malformed
 // label is reported and skipped, the others apply.
-import { parseQuantity } from '@kfx/kube-runtime';
+import { parseQuantity } from '@kfx/kube-runtime/controller';
 import type { LabelProblem } from './quota-labels.js';
 
 export const LIMIT_SECTIONS = ['default', 'defaultRequest', 'max', 'min'] as const;

@@ -1,7 +1,7 @@
 // The apiserver's consistency rules for a Container LimitRange item (min ≤ defaultRequest ≤
 // default ≤ max; no overcommit of extended resources). Checked before applying so that one
 // contradictory label is dropped and reported instead of getting the LimitRange rejected.
-import { parseQuantity, type Quantity } from '@kfx/kube-runtime';
+import { parseQuantity, type Quantity } from '@kfx/kube-runtime/controller';
 import type { LimitSection } from './limit-labels.js';
 
 export type LimitItem = Partial<Record<LimitSection, Record<string, string>>>;

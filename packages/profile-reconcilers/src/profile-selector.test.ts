@@ -1,4 +1,5 @@
-import { ConfigError, KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
+import { ConfigError } from '@kfx/kube-runtime/serving';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';

@@ -1,7 +1,8 @@
 // Which Profiles a controller reconciles: a Kubernetes label selector (matchLabels and
 // matchExpressions, as in metav1.LabelSelector), checked when the config is loaded and sent to
 // the API server as the Profile watch's labelSelector, so a controller never sees the others.
-import { ConfigError, describeIssues, labelSelectorQuery } from '@kfx/kube-runtime';
+import { labelSelectorQuery } from '@kfx/kube-runtime/client';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 import { labelSelector, type LabelSelector } from './schemas.js';
 
 /** Which Profiles a controller reconciles; `{}` (or none) selects every Profile. */

@@ -1,7 +1,7 @@
 // The Kubeflow Profile as it is on the wire (kubeflow.org/v1, cluster-scoped), and the marks kfx
 // puts on everything it creates for one: the managed-by label, the reconciler label and an
 // ownerReference, so that garbage collection deletes the objects with their Profile.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 
 /** An RBAC subject: `{ kind: User, name: alice@example.com }`. */
 export interface ProfileOwner {

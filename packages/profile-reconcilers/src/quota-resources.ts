@@ -1,7 +1,7 @@
 // Which ResourceQuota resource names and values the apiserver accepts, checked before applying:
 // one bad override must not get the whole ResourceQuota rejected, so it is caught and reported
 // here and the others go through. The rules are the apiserver's quota validation.
-import { parseQuantity } from '@kfx/kube-runtime';
+import { parseQuantity } from '@kfx/kube-runtime/controller';
 
 /** Counted in whole objects: a fraction is invalid. */
 const INTEGER = new Set([

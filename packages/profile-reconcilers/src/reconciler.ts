@@ -1,7 +1,7 @@
 // What a reconciler is: a name, a zod schema for its part of the config file, and a pure
 // function from a Profile to the objects that Profile should have. Everything that talks to the
 // API lives in the controller, so a reconciler is tested with plain objects.
-import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
+import type { KubeObject, ResourceRef } from '@kfx/kube-runtime/client';
 import type { z } from 'zod';
 import type { Ceilings } from './ceilings.js';
 import type { NamespaceLabelPlan } from './controller/namespace-labels.js';

@@ -1,6 +1,7 @@
 // zod pieces the reconcilers' config schemas share: quantities, label prefixes and Kubernetes
 // names, each with a message that says what was expected.
-import { isLabelKey, isLabelValue, parseQuantity } from '@kfx/kube-runtime';
+import { isLabelKey, isLabelValue } from '@kfx/kube-runtime/client';
+import { parseQuantity } from '@kfx/kube-runtime/controller';
 import { z } from 'zod';
 
 const QUANTITY_MESSAGE = 'expected a non-negative Kubernetes quantity (e.g. 4, 500m, 16Gi)';

@@ -6,7 +6,7 @@
 // owned by the Profile, in a namespace Config Connector manages and no Profile may use: removing
 // the plugin or deleting the Profile deletes the object, and Config Connector then removes the
 // binding. Tenants never write there, so the binding is exactly the one the ceilings allow.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { z } from 'zod';
 import { dnsLabel } from './schemas.js';
 

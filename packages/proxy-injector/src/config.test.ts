@@ -7,7 +7,7 @@ import {
   parseProxyInjectorConfig,
   proxyInjectorConfigSchema,
 } from './config.js';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 import { resolveProxySettings } from './settings.js';
 
 function problems(input: unknown): readonly string[] {

@@ -2,7 +2,7 @@
 // typo stops the process with the key that is wrong instead of injecting a broken proxy.
 import { z } from 'zod';
 import { isIpAddress, parseCidr } from './addresses.js';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 
 /**
  * kubeadm's default service range; its first address is the `kubernetes` Service. Used only when

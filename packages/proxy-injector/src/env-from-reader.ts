@@ -4,7 +4,8 @@
 // admission response warns about.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
-import { isNotFound, KubeApiError, resources, type KubeClient, messageOf } from '@kfx/kube-runtime';
+import { isNotFound, KubeApiError, resources, type KubeClient } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { envFromLookup, type EnvFromKeys, type EnvFromLookup } from './env-from.js';
 
 /** Longest wait for the ConfigMaps of one Pod. */

@@ -1,6 +1,7 @@
 // The watched cache of per-namespace overrides: the ConfigMaps with the configured name, in every
 // namespace, parsed once per change. A changed ConfigMap applies to the next Pod, with no restart.
-import type { KubeClient, Logger } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import { NamedConfigMaps } from './named-config-maps.js';
 import { parseNamespaceOverride, type NamespaceOverride } from './namespace-override.js';
 

@@ -4,7 +4,7 @@
 // Pods will get.
 import type { V1ConfigMap, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-node';
 import { buildPatch, type PatchOperation, type Plain } from '@kfx/admission-core';
-import { describeObject } from '@kfx/kube-runtime';
+import { describeObject } from '@kfx/kube-runtime/serving';
 import { caBundleStateOf, caBundleWarning, type CaBundleState } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
 import { renderDiff } from './diff.js';

@@ -18,7 +18,7 @@ import {
   type AdmissionServer,
   type Plain,
 } from '@kfx/admission-core';
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   atLeastMinor,
   runKubectl,

@@ -3,7 +3,7 @@
 // webhook, the offline preview and the tests all go through here.
 import { planCaBundle, type CaBundleState, type CaPlan } from './ca-bundle.js';
 import type { ProxyInjectorConfig } from './config.js';
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 import { clusterNoProxy, type NoProxyGuess } from './discovery/cluster-no-proxy.js';
 import type { DiscoveredNetwork } from './discovery/network.js';
 import { javaProxyOptions, type JavaOptions } from './java-options.js';

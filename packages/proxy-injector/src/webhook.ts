@@ -9,7 +9,8 @@ import {
   type MutateResult,
   type Plain,
 } from '@kfx/admission-core';
-import type { KubeClient, Logger } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { parsePvcRewriterConfig, pvcRewriterConfigSchema } from './config.js';
-import { ConfigError, describeIssues } from '@kfx/kube-runtime';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 
 function problems(input: unknown): readonly string[] {
   try {

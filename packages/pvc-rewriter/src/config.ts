@@ -1,7 +1,8 @@
 // The `pvcRewriter` section of the kfx-webhook configuration. Rules are checked at start-up: a
 // bad rule stops the process with the rule's key path instead of rewriting claims wrongly.
 import { z } from 'zod';
-import { ConfigError, describeIssues, isLabelKey, isLabelValue } from '@kfx/kube-runtime';
+import { isLabelKey, isLabelValue } from '@kfx/kube-runtime/client';
+import { ConfigError, describeIssues } from '@kfx/kube-runtime/serving';
 import {
   DATA_SOURCE_POLICIES,
   DEFAULT_DATA_SOURCE_POLICY,

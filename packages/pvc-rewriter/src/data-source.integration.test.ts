@@ -4,7 +4,7 @@
 // why in kubectl's warnings; a plain ReadWriteMany claim next to them still moves; a rule that
 // opts in moves them; the skips are counted on the metrics port. On the package's shared control
 // plane, in a namespace of its own.
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parsePvcRewriterConfig } from './config.js';
 import { ORIGINAL_CLASS_ANNOTATION, type Claim } from './rewrite.js';

@@ -10,7 +10,7 @@ export {
   type PvcRewriterConfig,
   type PvcRewriterConfigInput,
 } from './config.js';
-export type { Labels } from '@kfx/kube-runtime';
+export type { Labels } from '@kfx/kube-runtime/client';
 export { SKIPPED_CLAIMS_METRIC } from './metrics.js';
 export { previewPvcRewrite, type PvcPreview, type PvcPreviewOptions } from './preview.js';
 export { pvcRewriterRegistration } from './registration.js';

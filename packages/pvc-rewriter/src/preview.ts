@@ -3,7 +3,7 @@
 // with a namespaceSelector does not match, exactly as in a webhook without API access.
 import { buildPatch, type PatchOperation } from '@kfx/admission-core';
 import type { PvcRewriterConfig } from './config.js';
-import { labelSelectorQuery, type Labels } from '@kfx/kube-runtime';
+import { labelSelectorQuery, type Labels } from '@kfx/kube-runtime/client';
 import { DEFAULT_VOLUME_MODES } from './movable.js';
 import { claimRef, rewriteClaim, ruleName, type Claim } from './rewrite.js';
 

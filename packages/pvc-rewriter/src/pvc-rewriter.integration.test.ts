@@ -11,7 +11,7 @@ import {
   type KubeClient,
   type KubeObject,
   type ResourceRef,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parsePvcRewriterConfig } from './config.js';

@@ -3,7 +3,7 @@
 // preview gives it what the user passed, tests give it anything.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { Plain } from '@kfx/admission-core';
-import { describeObject } from '@kfx/kube-runtime';
+import { describeObject } from '@kfx/kube-runtime/serving';
 import type { HoldReason } from './movable.js';
 import {
   matchRule,

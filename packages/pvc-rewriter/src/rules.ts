@@ -1,7 +1,7 @@
 // Which rule, if any, applies to a PersistentVolumeClaim. First match wins; a rule that would
 // match but must leave the claim on its class (a data source, a block volume) does not match it,
 // so a later rule that takes such claims still can.
-import { matchesLabelSelector, type LabelSelector, type Labels } from '@kfx/kube-runtime';
+import { matchesLabelSelector, type LabelSelector, type Labels } from '@kfx/kube-runtime/client';
 import { holds, type Hold, type MovableRule, type MovableSpec } from './movable.js';
 
 /** Stands for "the claim names no storageClassName" in `fromStorageClassNames`. */

@@ -4,7 +4,7 @@
 // of the supported minors with ValidatingAdmissionPolicy switched off stands in for one before
 // Kubernetes 1.30 (the scripted one of kube-runtime's requireApi tests).
 // It owns its control plane: it needs an API server flag of its own.
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import { pino } from 'pino';
 import { runKubectl, startControlPlane, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime/client';
 import { pino } from 'pino';
 import {
   appendLog,

@@ -1,7 +1,8 @@
 // What `runUat` takes and what it returns (the returned summary is also summary.json), with
 // the defaults in one place so that the CLI's help and the README can quote them.
 import type { V1Job } from '@kubernetes/client-node';
-import type { KubeClient, Logger } from '@kfx/kube-runtime';
+import type { KubeClient } from '@kfx/kube-runtime/client';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import type { Reporter, StepName, StepStatus } from './events.js';
 import type { JunitCounts } from './log/junit.js';
 import type { IstioSidecarMode } from './job/kubeflow-pod.js';

@@ -4,7 +4,8 @@
 // Input is checked first (`checkInput`), so that bad input creates nothing; what dead runs left
 // in the same place is removed before anything new is made.
 import type { V1Secret } from '@kubernetes/client-node';
-import { requireApi, resources, messageOf, type RequiredApi } from '@kfx/kube-runtime';
+import { requireApi, resources, type RequiredApi } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import type { CreatedObjects } from './base/created-objects.js';
 import { buildJob, type BuiltJob } from './job/job-spec.js';
 import type { Finished } from './job/job-watch.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Job, V1Secret } from '@kubernetes/client-node';
-import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject, type ResourceRef } from '@kfx/kube-runtime/client';
 import { pino } from 'pino';
 import {
   appendLog,

@@ -5,7 +5,7 @@
 // and an interruption that comes while it cleans up still makes the run `interrupted`. With
 // `artifactsUrl`, the artifacts also go to S3 (run-upload.ts), before clean-up for the same
 // reason: an interrupted run's clean-up may be cut short, its results should not be.
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/exit';
 import { Artifacts } from './artifacts/artifacts.js';
 import { cleanUp, type CleanupReport } from './cleanup/cleanup.js';
 import { CreatedObjects, describeObject } from './base/created-objects.js';

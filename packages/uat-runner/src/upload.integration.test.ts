@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import {
   appendLog,
   KWOK_ANNOTATIONS,

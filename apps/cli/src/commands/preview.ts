@@ -21,8 +21,7 @@ import {
 } from '@kfx/pvc-rewriter';
 import { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
-import { parseConfigText } from '@kfx/kube-runtime';
-import { describeObject, messageOf } from '@kfx/kube-runtime/serving';
+import { parseConfigText, describeObject, messageOf } from '@kfx/kube-runtime/serving';
 import { checkSections, HANDLERS } from '@kfx/webhook-app';
 import { CliError } from '../cli-exit.js';
 import { globalOptions } from '../cli-options.js';

@@ -57,7 +57,7 @@ export interface TlsKeeper {
 
 /** Writes in a row before the keeper gives up for this check (others kept writing meanwhile). */
 const MAX_ROUNDS = 8;
-export const FIELD_MANAGER = 'kfx-webhook';
+const FIELD_MANAGER = 'kfx-webhook';
 
 const MESSAGES: Record<Exclude<Plan['step'], 'none'>, string> = {
   issue: 'self-managed TLS: made a new CA and serving certificate',

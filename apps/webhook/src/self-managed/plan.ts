@@ -46,7 +46,7 @@ export interface PlanInput {
 }
 
 /** The CA in ca.crt (still valid) that signed the pair. */
-export function issuerOf(
+function issuerOf(
   pair: ServingPair,
   cas: readonly X509Certificate[],
   now: number,

@@ -10,7 +10,7 @@ import { checkTlsPair } from '@kfx/kube-runtime/serving';
 import type { X509Certificate } from 'node:crypto';
 import { bundlePem, notAfter, parseBundle, type ServingPair } from './certificates.js';
 
-export const KEYS = {
+const KEYS = {
   cert: 'tls.crt',
   key: 'tls.key',
   cas: 'ca.crt',

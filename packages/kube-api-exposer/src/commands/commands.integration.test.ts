@@ -3,7 +3,7 @@
 // what `check` says when TLS, the address or the token is wrong.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime';
+import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime/client';
 import { freePort, kubectl } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

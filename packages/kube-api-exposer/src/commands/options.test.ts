@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { occupiedPort } from '@kfx/testenv';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@kfx/kube-runtime';
+import { ConfigError } from '@kfx/kube-runtime/exit';
 import { EXIT, exitCodeOf } from '@kfx/kube-runtime/serving';
 import { afterAll, describe, expect, it } from 'vitest';
 import { proxyPki } from '../testing/fixtures.js';

@@ -6,7 +6,7 @@
 // cluster, is refused at the door; a remote Pod's token past its own expiry (where the apiserver
 // caps token lifetimes) keeps working while its Pod runs.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';

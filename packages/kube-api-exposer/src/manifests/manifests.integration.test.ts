@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, resourcePath } from '@kfx/kube-runtime';
+import { KubeClient, resourcePath } from '@kfx/kube-runtime/client';
 import {
   helm,
   parseYamlDocuments,

@@ -9,7 +9,7 @@ import { labels, type ManifestSettings } from './settings.js';
 const RBAC = 'rbac.authorization.k8s.io';
 
 /** The name of the Role and RoleBinding in each namespace. */
-export const remoteAccessName = (s: Pick<ManifestSettings, 'name'>) => `${s.name}-remote-workloads`;
+const remoteAccessName = (s: Pick<ManifestSettings, 'name'>) => `${s.name}-remote-workloads`;
 
 /** A Role of `rules` in `namespace`, bound to the proxy's ServiceAccount. */
 function boundRole(

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import { waitFor, type ControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';

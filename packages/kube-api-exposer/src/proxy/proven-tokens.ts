@@ -19,7 +19,7 @@ export type TokenCheck =
   { identity: CallerIdentity; refused?: undefined } | { refused: ProxyStatus };
 
 /** Tokens remembered at most; the least recently used go first. */
-export const PROVEN_TOKENS_KEPT = 4096;
+const PROVEN_TOKENS_KEPT = 4096;
 /** How long a check may take before the request is answered 503. */
 const CHECK_TIMEOUT_MS = 10_000;
 

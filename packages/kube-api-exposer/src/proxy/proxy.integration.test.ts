@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { createCertificateAuthority } from '@kfx/dev-certs';
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import type { V1Pod } from '@kubernetes/client-node';
 import { kubectl, runKubectl, waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

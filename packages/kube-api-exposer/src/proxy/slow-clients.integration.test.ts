@@ -3,7 +3,7 @@
 // once, and reads go on), a body that does not arrive in time gets 408 and costs the apiserver
 // nothing, a refusal sent before the body came closes the connection, and connections beyond
 // the cap are refused, while watches keep streaming throughout.
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKubeconfig, type RunningExposer, type ServeOptions } from '../index.js';

@@ -2,7 +2,7 @@
 // controller must reconnect on its own and lose no update, neither one made before the
 // restart nor one made while its watches were still down.
 // It owns its control plane: it restarts the API server.
-import { resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -5,7 +5,8 @@
 // objects (contributors' templates) holds that many of the API's connections, not all of them,
 // so other Profiles' repairs are not queued behind it. Each failure is charged to the
 // reconciler that wanted the object; the others go on.
-import { inParallel, messageOf } from '@kfx/kube-runtime';
+import { inParallel } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import {
   isProfileNamespace,
   profileNamespace,

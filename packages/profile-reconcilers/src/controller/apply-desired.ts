@@ -10,17 +10,15 @@
 // gets its default labels only where it lacks them (namespace-labels.ts). Why a Secret was
 // written is told by field, never by value.
 import {
-  applyObject,
   isAlreadyExists,
   KubeApiError,
-  objectKey,
   type KubeClient,
   type KubeObject,
-  type Logger,
-  messageOf,
   isNotFound,
   getOrUndefined,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { applyObject, objectKey } from '@kfx/kube-runtime/controller';
+import { type Logger, messageOf } from '@kfx/kube-runtime/serving';
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import { describeObject } from './describe.js';
 import type { DesiredObject } from './desired-objects.js';

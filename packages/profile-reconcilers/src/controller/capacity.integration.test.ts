@@ -2,7 +2,7 @@
 // others wait with a condition that says why (not an out-of-memory loop that reconciles none),
 // and gives a freed place to a waiting Profile. maxProfiles is set low here instead of filling a
 // heap. On the package's shared plane: the controller selects this file's Profiles only.
-import { resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-import { Store } from '@kfx/kube-runtime';
+import { Store } from '@kfx/kube-runtime/informer';
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../profile.js';
 import { BYTES_PER_PROFILE, Capacity, profilesHeld } from './capacity.js';

@@ -5,7 +5,7 @@
 // memory limit, or shards by profileSelector), counted in `kfx_profile_controller_profiles
 // {state="waiting"}` beside `kfx_profile_controller_capacity_profiles`.
 import { getHeapStatistics } from 'node:v8';
-import type { ReadonlyStore } from '@kfx/kube-runtime';
+import type { ReadonlyStore } from '@kfx/kube-runtime/informer';
 import type { Profile } from '../profile.js';
 
 /** What the heap holds before any Profile: code, the runtime's own state (measured 22-25 MiB). */

@@ -4,7 +4,7 @@
 // Profile's condition and a Warning Event name the field and the ceiling; within one it applies;
 // a malformed value is reported and never stops the rest.
 // On the package's shared plane: the controller selects this file's Profiles only.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
 import type { V1Namespace, V1ResourceQuota, V1ServiceAccount } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

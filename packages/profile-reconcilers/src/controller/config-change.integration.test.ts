@@ -2,7 +2,7 @@
 // do): a RoleBinding whose role changed is re-created (roleRef cannot change in place), a policy
 // dropped from the config is deleted, and nothing else is touched.
 // On the package's shared plane: both controllers select this file's Profile only.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import {

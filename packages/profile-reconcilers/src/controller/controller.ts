@@ -3,18 +3,10 @@
 // make (kfx-labelled objects only, indexed by owner) and every kind they read, and reconciles a
 // Profile whenever any of them changes. The caches run on every replica (a hot standby is ready at once); only the
 // leader runs the work queue, so only the leader writes.
-import {
-  createInformer,
-  EventRecorder,
-  informersReady,
-  resources,
-  WorkQueue,
-  type Check,
-  type Informer,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-} from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
+import { createInformer, informersReady, type Informer } from '@kfx/kube-runtime/informer';
+import { EventRecorder, WorkQueue } from '@kfx/kube-runtime/controller';
+import { type Check, type Logger } from '@kfx/kube-runtime/serving';
 import type { Registry } from 'prom-client';
 import type { Profile } from '../profile.js';
 import {

@@ -3,7 +3,7 @@
 // deleted or edited come back, and each Profile's status and Events say what happened.
 // On the package's shared plane (whose controller-manager collects): the controller selects
 // this file's Profiles only, so the write and reconcile counts are theirs.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   profileNamespace,
   useSharedControlPlane,

@@ -1,8 +1,8 @@
 // Runs every enabled reconciler on one Profile and gathers what they want: the objects, stamped
 // with kfx's ownership marks and keyed by identity, the problems, and which reconcilers could not
 // compute everything (whose old objects must then be kept, not pruned).
-import type { KubeObject } from '@kfx/kube-runtime';
-import { messageOf } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/exit';
 import { isProfileNamespace, stampOwnership, type Profile } from '../profile.js';
 import { EMPTY_VIEW, type EnabledReconciler, type Problem, type ReadView } from '../reconciler.js';
 import type { NamespaceLabelPlan } from './namespace-labels.js';

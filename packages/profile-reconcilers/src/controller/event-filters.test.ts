@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import type { Profile } from '../profile.js';
 import { ownedChanged, profileChanged } from './event-filters.js';
 

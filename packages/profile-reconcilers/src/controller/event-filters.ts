@@ -1,7 +1,7 @@
 // Which informer events are worth a reconcile. The controller's own status writes, and the
 // status churn of the objects it owns (a ResourceQuota's `used` moves with every Pod), change
 // nothing a reconciler reads: skipping them keeps a busy cluster from reconciling in circles.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import type { Profile } from '../profile.js';
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

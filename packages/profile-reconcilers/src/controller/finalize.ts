@@ -7,15 +7,9 @@
 // cloud-side clean-up no longer happens (an AWS role's trust policy, a Google binding kfx did
 // not make), then removes the finalizer. A Profile still held by any finalizer says which in its
 // condition, instead of a stale "Reconciled".
-import {
-  isConflict,
-  isNotFound,
-  messageOf,
-  resources,
-  type EventInput,
-  type KubeObject,
-  type Logger,
-} from '@kfx/kube-runtime';
+import { isConflict, isNotFound, resources, type KubeObject } from '@kfx/kube-runtime/client';
+import { type EventInput } from '@kfx/kube-runtime/controller';
+import { messageOf, type Logger } from '@kfx/kube-runtime/serving';
 import { profileNamespace, type Profile } from '../profile.js';
 import { PLUGIN_LABEL } from '../workload-identity.js';
 import { describeObject } from './describe.js';

@@ -10,7 +10,7 @@
 // (and left as upstream wants it when kfx stops).
 // On the package's shared plane: the controller selects this file's Profiles only; the
 // IAMPolicyMember CRD (a fixed name) is installed and deleted by this file.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   CRDS,
   installCrds,

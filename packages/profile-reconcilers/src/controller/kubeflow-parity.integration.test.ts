@@ -11,7 +11,12 @@
 // steady-cluster check counts the writes made for it alone); the AuthorizationPolicy CRD is
 // installed idempotently and no other file of the package installs it; the two Kubeflow
 // ClusterRoles are this file's alone, and deleted by it.
-import { isAlreadyExists, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import {
+  isAlreadyExists,
+  resources,
+  type KubeClient,
+  type KubeObject,
+} from '@kfx/kube-runtime/client';
 import {
   CRDS,
   installCrds,

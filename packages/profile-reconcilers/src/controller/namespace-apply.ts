@@ -9,8 +9,8 @@ import {
   resources,
   type KubeObject,
   type KubeClient,
-  type Logger,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { type Logger } from '@kfx/kube-runtime/serving';
 import type { DesiredObject } from './desired-objects.js';
 import {
   resolveNamespaceLabels,

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../profile.js';
 import { ADOPT_ANNOTATION, NamespaceGuard } from './namespace-claim.js';

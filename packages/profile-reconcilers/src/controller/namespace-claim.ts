@@ -8,7 +8,7 @@
 // what is installed later, since the name is free until then), and every namespace the
 // reconcilers' configuration depends on (a peer the network policies admit, the source of
 // copies, a template's fixed target), for whoever held one would hold what it gives.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { PROFILE_API_VERSION, profileNamespace, type Profile } from '../profile.js';
 import type { NamespaceUse } from '../reconciler.js';
 

@@ -7,7 +7,7 @@
 // (kube-system, a protected kfx-system, shared, legacy, victim-ns), which another file on the
 // same plane could hold or need; a selector would keep its controller to its Profiles, not
 // these names to it.
-import { resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

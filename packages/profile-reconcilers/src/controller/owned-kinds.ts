@@ -8,16 +8,14 @@
 // few: the copies). Kinds are keyed by group and resource, so that two apiVersions of one
 // resource share one watch.
 import {
-  appliedSkeleton,
-  createInformer,
   parseApiVersion,
-  type Informer,
   type KubeClient,
   type KubeObject,
-  type Logger,
   type ResourceRef,
-  messageOf,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { createInformer, type Informer } from '@kfx/kube-runtime/informer';
+import { appliedSkeleton } from '@kfx/kube-runtime/controller';
+import { type Logger, messageOf } from '@kfx/kube-runtime/serving';
 import type { Registry } from 'prom-client';
 import { MANAGED_BY_LABEL, MANAGED_SELECTOR, RECONCILER_LABEL } from '../profile.js';
 import type { EnabledReconciler } from '../reconciler.js';

@@ -2,7 +2,9 @@
 // configuration, an upgrade of kfx, a Profile label within the ceilings): an Event on the
 // Profile and a log line, saying what it was and what it is now. An upgrade that starts or stops
 // enforcing in a namespace must never do so in silence.
-import type { EventInput, KubeObject, Logger } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
+import type { EventInput } from '@kfx/kube-runtime/controller';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import { describePodSecurity, enforcedRank } from '../pod-security/namespace-levels.js';
 
 /** The Event for a namespace whose Pod Security labels go from `before` to `after`, if they change. */

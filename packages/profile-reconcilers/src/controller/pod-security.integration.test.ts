@@ -7,7 +7,7 @@
 // On the package's shared plane: the controller selects this file's Profile only, and the
 // policy's binding selects only namespaces the namespace reconciler labelled (this file's); the
 // policy and binding are cluster-wide and this file's alone, and deleted by it.
-import { KubeApiError, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeApiError, KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';

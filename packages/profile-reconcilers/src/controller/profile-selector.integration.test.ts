@@ -4,7 +4,7 @@
 // selector keeps everything it has and is left alone from then on; relabelled back in, it is
 // reconciled again.
 // On the package's shared plane: the selectors also keep both controllers to this file's Profiles.
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';

@@ -1,4 +1,5 @@
-import type { Informer, KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
+import type { Informer } from '@kfx/kube-runtime/informer';
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../profile.js';
 import { desiredObjects } from './desired-objects.js';

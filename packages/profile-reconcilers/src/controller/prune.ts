@@ -7,7 +7,7 @@
 // and in namespaces that belong to no Profile (a template's fixed target such as `argocd`);
 // what lies in another Profile's namespace is that Profile's to keep or to take back.
 // Deletion is conditional on the uid, so an object re-created in the meantime is never hit.
-import { isConflict, isNotFound, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { isConflict, isNotFound, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { profileNamespace, RECONCILER_LABEL, type Profile } from '../profile.js';
 import type { DesiredSet } from './desired-objects.js';
 import { belongsToProfile } from './namespace-claim.js';

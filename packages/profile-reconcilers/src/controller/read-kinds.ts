@@ -3,14 +3,9 @@
 // only kfx's) as the reader's transform cuts it (by default without managedFields; what tenants
 // write, to what `desired` reads). `desired` gets a read-only view of them, so it stays a pure
 // function and costs no API request; triggers.ts reconciles the Profiles whose reads changed.
-import {
-  createInformer,
-  type Informer,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-  type ResourceRef,
-} from '@kfx/kube-runtime';
+import { type KubeClient, type KubeObject, type ResourceRef } from '@kfx/kube-runtime/client';
+import { createInformer, type Informer } from '@kfx/kube-runtime/informer';
+import { type Logger } from '@kfx/kube-runtime/serving';
 import type { Registry } from 'prom-client';
 import type { EnabledReconciler, ReadRef, ReadView } from '../reconciler.js';
 import { kindKey, resolveKind, withoutManagedFields } from './owned-kinds.js';

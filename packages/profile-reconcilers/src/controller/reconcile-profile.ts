@@ -3,14 +3,10 @@
 // (apply-all.ts), then write the outcome to the Profile's status and record Events for repairs. A
 // failing reconciler does not stop the others; the reconcile then fails as a whole so that the
 // work queue retries it with backoff.
-import type {
-  EventInput,
-  EventRecorder,
-  KubeClient,
-  KubeObject,
-  Logger,
-  ReadonlyStore,
-} from '@kfx/kube-runtime';
+import type { KubeClient, KubeObject } from '@kfx/kube-runtime/client';
+import type { ReadonlyStore } from '@kfx/kube-runtime/informer';
+import type { EventInput, EventRecorder } from '@kfx/kube-runtime/controller';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import { isProfileNamespace, profileNamespace, type Profile } from '../profile.js';
 import type { EnabledReconciler, ReadView } from '../reconciler.js';
 import { applyAll } from './apply-all.js';

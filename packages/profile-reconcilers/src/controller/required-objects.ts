@@ -4,14 +4,9 @@
 // does not do its job (a binding that only warns), gets a problem naming the object, so that a
 // namespace never runs unenforced in silence; when one appears or changes, every Profile is
 // reconciled again.
-import {
-  createInformer,
-  describeObject,
-  type Informer,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-} from '@kfx/kube-runtime';
+import { type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
+import { createInformer, type Informer } from '@kfx/kube-runtime/informer';
+import { describeObject, type Logger } from '@kfx/kube-runtime/serving';
 import type { Registry } from 'prom-client';
 import type { EnabledReconciler, RequiredObject } from '../reconciler.js';
 import { withoutManagedFields } from './owned-kinds.js';

@@ -6,7 +6,7 @@
 // On the package's shared plane: the source namespace is the file's own, and the controller
 // selects this file's Profiles only, so "every Profile namespace" is theirs.
 import { Writable } from 'node:stream';
-import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, type SharedControlPlane } from '@kfx/testenv';
 import type { V1Secret } from '@kubernetes/client-node';
 import { pino } from 'pino';

@@ -10,12 +10,11 @@ import {
   isNotFound,
   resources,
   sleep,
-  type EventInput,
-  type EventRecorder,
   type KubeClient,
-  type Logger,
-  type ReadonlyStore,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { type ReadonlyStore } from '@kfx/kube-runtime/informer';
+import { type EventInput, type EventRecorder } from '@kfx/kube-runtime/controller';
+import { type Logger } from '@kfx/kube-runtime/serving';
 import type { Profile, ProfileCondition } from '../profile.js';
 import type { Echoes } from './echoes.js';
 import {

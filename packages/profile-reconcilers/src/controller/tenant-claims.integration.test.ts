@@ -6,7 +6,7 @@
 // defaults a site gets.
 // It owns its control plane: its Profiles are named after fixed namespaces (monitoring, kube,
 // argocd, shared, …) that another file on the same plane could hold or need.
-import { resources, type KubeClient, type OwnerReference } from '@kfx/kube-runtime';
+import { resources, type KubeClient, type OwnerReference } from '@kfx/kube-runtime/client';
 import { startControlPlane, waitFor, type ControlPlane } from '@kfx/testenv';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
 // policy back, and a policy deleted while it named B comes back at once (the resync is 600 s),
 // on a real control plane where she is admin of her namespaces through kfx's own binding.
 // On the package's shared plane: the controller selects this file's Profiles only.
-import { isNotFound, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime';
+import { isNotFound, resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import { useSharedControlPlane, waitFor, type SharedControlPlane } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Profile } from '../profile.js';

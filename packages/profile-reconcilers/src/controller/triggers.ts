@@ -6,13 +6,9 @@
 // to copy) every Profile. The controller's own writes come back as watch events too; those are
 // recognised (echoes.ts) and skipped. Only Profiles in the cache are enqueued: those the
 // controller's profileSelector selects.
-import {
-  metadataSkeleton,
-  ownerKeys,
-  resources,
-  type Informer,
-  type KubeObject,
-} from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
+import { metadataSkeleton, type Informer } from '@kfx/kube-runtime/informer';
+import { ownerKeys } from '@kfx/kube-runtime/controller';
 import { POD_SECURITY_LABELS } from '../pod-security/namespace-levels.js';
 import type { Profile } from '../profile.js';
 import type { Echoes } from './echoes.js';

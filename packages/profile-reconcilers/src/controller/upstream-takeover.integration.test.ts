@@ -16,7 +16,7 @@ import {
   type KubeClient,
   type KubeObject,
   type ResourceRef,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
 import {
   profileNamespace,
   useSharedControlPlane,

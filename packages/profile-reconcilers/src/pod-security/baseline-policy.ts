@@ -5,7 +5,7 @@
 // Istio proxy images it allows on the namespace. The objects are static, so the controller's
 // chart ships them as they are here; a library user applies `baselinePolicyObjects()` himself,
 // and the controller reports a Profile whose namespace relies on a policy that is missing.
-import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
+import type { KubeObject, ResourceRef } from '@kfx/kube-runtime/client';
 import { BASELINE_CAPABILITIES, baselineChecks } from './baseline-checks.js';
 import { PROXY_IMAGES_VARIABLE } from './istio-init.js';
 

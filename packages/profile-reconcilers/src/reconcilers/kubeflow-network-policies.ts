@@ -5,7 +5,7 @@
 // docs/profile-reconcilers/network-policies.md for each.
 // Every member selects the Pods of `pods` (default: all), so a site can give the set to one
 // class of workloads (e.g. those not labelled protected-b) and write its own for the others.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import type { LabelSelector } from '../schemas.js';
 
 /** A NetworkPolicy spec as JSON has it (client-node's model spells `from` as `_from`). */

@@ -1,7 +1,7 @@
 // `limitrange`: a LimitRange giving containers a default limit and request, so that Pods without
 // requests can still run in a namespace whose ResourceQuota limits cpu and memory. Overridable
 // per Profile by labels `<prefix>/<section>.<resource>` (see limit-labels.ts).
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import { z } from 'zod';
 import {
   LIMIT_ALIASES,

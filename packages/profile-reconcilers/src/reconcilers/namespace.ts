@@ -20,7 +20,7 @@
 // label on its Profile, `pod-security.kfx.dev/<mode>: <level>`, applied when it tightens or when
 // `ceilings.podSecurity` allows the level: a label edited on the namespace itself is put back at
 // the next reconcile.
-import { resources, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';

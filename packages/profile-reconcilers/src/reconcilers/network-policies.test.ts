@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { ceilingsSchema } from '../ceilings.js';
 import { enableReconciler } from '../enable.js';

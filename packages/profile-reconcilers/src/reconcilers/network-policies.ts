@@ -5,7 +5,7 @@
 // ones by `<labelPrefix>/<name>: "true"`, others by any label and value (`when`). Whoever writes
 // the Profile writes its labels, and a switched policy lets traffic through: a Profile turns one
 // on only if `ceilings.networkPolicies` lists it as tenant-switchable.
-import { resources, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem } from '../reconciler.js';

@@ -5,7 +5,7 @@
 // already in place is kept, and the Profile's condition names the field. The spec is written by
 // whoever writes the Profile, so a value above `ceilings.quotas` of its resource is cut to the
 // ceiling (quota-ceilings.ts).
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';

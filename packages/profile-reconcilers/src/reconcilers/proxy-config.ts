@@ -1,7 +1,7 @@
 // `proxy-config`: a ConfigMap with the egress proxy variables in every Profile namespace, for
 // workloads that prefer `envFrom` over an injecting webhook. Both spellings of each variable,
 // because tools disagree on which they read (curl only lower-case http_proxy, others upper).
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';

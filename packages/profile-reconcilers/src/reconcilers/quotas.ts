@@ -2,7 +2,7 @@
 // Profile by labels `<prefix>/<resource>` (see quota-labels.ts): lowered freely, raised only up
 // to `ceilings.quotas` (quota-ceilings.ts). The defaults are those of the Statistics Canada site
 // controller, so that a drop-in migration changes nothing by itself.
-import { resources } from '@kfx/kube-runtime';
+import { resources } from '@kfx/kube-runtime/client';
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';

@@ -9,7 +9,7 @@
 // told not to (`kfamAnnotations: false`): without them the dashboard sends the owner to
 // registration. A binding of people to a `kubeflow-*` role without those annotations is invisible
 // to KFAM and the dashboard, which every Profile's condition says.
-import { resources, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 import type { RbacV1Subject, V1RoleBinding } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace, type Profile } from '../profile.js';

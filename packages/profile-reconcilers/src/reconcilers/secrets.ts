@@ -4,7 +4,7 @@
 // namespace, so a changed source is copied again at once and a deleted one takes its copies
 // with it. Values are never logged nor put into Events or the Profile's condition: problems
 // name Secrets, never what they hold.
-import { resources, type KubeObject } from '@kfx/kube-runtime';
+import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 import type { V1Secret } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { describe, expect, it } from 'vitest';
 import { enableReconciler } from '../enable.js';
 import type { Profile } from '../profile.js';

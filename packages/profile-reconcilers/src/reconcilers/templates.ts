@@ -7,7 +7,8 @@
 // can own objects in any namespace).
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigError, type KubeObject } from '@kfx/kube-runtime';
+import { type KubeObject } from '@kfx/kube-runtime/client';
+import { ConfigError } from '@kfx/kube-runtime/serving';
 import { z } from 'zod';
 import { profileNamespace } from '../profile.js';
 import type { Problem, ProfileReconciler } from '../reconciler.js';

@@ -11,7 +11,7 @@
 // to be named like a group. Kubernetes' own groups (`system:…`, e.g. `system:authenticated`)
 // are nobody's team and are skipped. Sorted, so that templates render the same list whatever
 // order the cache holds the bindings in.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import type { ReadRef } from '../reconciler.js';
 
 /** What a contributor's name may be at most; a longer annotation or subject is no user's. */

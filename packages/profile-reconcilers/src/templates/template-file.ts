@@ -6,7 +6,7 @@
 // every branch taken (loops once) and with none (loops empty); both must be valid objects, and
 // their kinds are the kinds the template makes.
 import { randomBytes } from 'node:crypto';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { parseAllDocuments } from 'yaml';
 import type { KindRef } from '../reconciler.js';
 import { renderExpression } from './evaluate.js';

@@ -4,11 +4,11 @@ import {
   KubeClient,
   resources,
   type KubeObject,
-  type Logger,
   type ResourceRef,
   getOrUndefined,
   isAlreadyExists,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { type Logger } from '@kfx/kube-runtime/serving';
 import type { ControlPlane, SharedControlPlane } from '@kfx/testenv';
 import { profileNamespace, waitFor } from '@kfx/testenv';
 import { pino } from 'pino';

@@ -5,14 +5,13 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   getOrUndefined,
-  objectKey,
   resources,
-  WorkQueue,
-  type Informer,
   type KubeClient,
   type KubeObject,
-  type Logger,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { type Informer } from '@kfx/kube-runtime/informer';
+import { objectKey, WorkQueue } from '@kfx/kube-runtime/controller';
+import { type Logger } from '@kfx/kube-runtime/serving';
 import type { Registry } from 'prom-client';
 import { envFromLookup, type EnvFromKeys } from '../env-from.js';
 import { carriedByConfigMaps, type ProxyFacts } from './injection-state.js';

@@ -3,7 +3,7 @@
 // settings; the audit finds exactly such Pods (in served namespaces, not opted out, never
 // handled), counts them by namespace and puts a Warning Event on each while it leads.
 // It owns its control plane: the audit counts the Pods of every namespace of the cluster.
-import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime';
+import { KubeClient, resources, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   freePort,
   registerWebhook,

@@ -6,18 +6,15 @@
 // their keys, read once per Pod by a few workers): a gauge counts them by namespace, a counter
 // counts each one found, and, while `lead()` runs (one writer among replicas), a Warning Event
 // on each such Pod tells whoever looks at it what happened and what to do.
+import { resources, type KubeClient, type KubeObject } from '@kfx/kube-runtime/client';
 import {
   createInformer,
-  EventRecorder,
   informersReady,
   metadataSkeleton,
-  resources,
-  type Check,
   type Informer,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/informer';
+import { EventRecorder } from '@kfx/kube-runtime/controller';
+import { type Check, type Logger } from '@kfx/kube-runtime/serving';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { INJECT_ANNOTATION, INJECT_LABEL, MIRROR_POD_ANNOTATION } from '../opt-out.js';
 import { EnvFromVerdicts, type AuditedPod } from './env-from-verdicts.js';

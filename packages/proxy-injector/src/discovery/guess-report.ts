@@ -3,7 +3,7 @@
 // the set of guesses changes. On managed clouds (EKS VPC CNI, Azure CNI: Nodes without
 // spec.podCIDR; Kubernetes before 1.33: no ServiceCIDR objects) a guess is usually wrong, and a
 // wrong range sends Pod or Service traffic to the proxy.
-import type { Logger } from '@kfx/kube-runtime';
+import type { Logger } from '@kfx/kube-runtime/serving';
 import { Gauge, type Registry } from 'prom-client';
 import type { ProxySettings } from '../settings.js';
 import type { NoProxyGuess } from './cluster-no-proxy.js';

@@ -6,7 +6,7 @@
 // narrowed to the file's namespaces, and stop() deletes it and the StorageClasses the file made
 // (cluster-wide objects the next file's rewriter would otherwise see).
 import { createAdmissionServer, renderWebhookConfiguration } from '@kfx/admission-core';
-import { KubeClient, resources } from '@kfx/kube-runtime';
+import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import {
   runKubectl,
   serveWebhook,

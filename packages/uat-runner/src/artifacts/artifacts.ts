@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/exit';
 import { UatInputError } from '../base/outcome.js';
 
 export const ARTIFACT_FILES = {

@@ -5,7 +5,7 @@
 // code says so (run.ts).
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { messageOf } from '@kfx/kube-runtime';
+import { messageOf } from '@kfx/kube-runtime/exit';
 import { createS3Client, type LoadedS3, type S3Settings } from './s3-client.js';
 import { keyOf, urlOf, type S3Target, type SpyglassFile } from './spyglass.js';
 

@@ -1,7 +1,7 @@
 // The objects a run created, in order, so that clean-up deletes exactly those (by uid, never a
 // same-named object someone else made) and nothing the run merely reused.
-import type { KubeObject, ResourceRef } from '@kfx/kube-runtime';
-import { describeObject as describeKubeObject } from '@kfx/kube-runtime';
+import type { KubeObject, ResourceRef } from '@kfx/kube-runtime/client';
+import { describeObject as describeKubeObject } from '@kfx/kube-runtime/serving';
 
 export interface CreatedObject {
   ref: ResourceRef;

@@ -1,6 +1,6 @@
 // Waiting on a condition the API answers with a GET: checked once a second, each answer turned
 // into a short "what I saw" for progress output, and a timeout that repeats the last thing seen.
-import { sleep } from '@kfx/kube-runtime';
+import { sleep } from '@kfx/kube-runtime/client';
 import { UatError } from './outcome.js';
 
 export type Check<T> = () => Promise<{ done: true; value: T } | { done: false; saw: string }>;

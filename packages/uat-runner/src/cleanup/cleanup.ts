@@ -2,7 +2,8 @@
 // each is really gone: a Profile deleted in foreground disappears only after its namespace, and
 // a Job after its pods. Clean-up never throws; what it could not remove is listed instead, and
 // what is not gone yet is told as it changes, so that a caller forced to exit can say it.
-import { isNotFound, sleep, type KubeClient, messageOf, getOrUndefined } from '@kfx/kube-runtime';
+import { isNotFound, sleep, type KubeClient, getOrUndefined } from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { describeObject, type CreatedObject } from '../base/created-objects.js';
 import { formatDuration } from '../base/duration.js';
 

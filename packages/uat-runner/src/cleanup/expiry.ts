@@ -3,7 +3,7 @@
 // when it starts; its objects carry that time (`uat.kfx.dev/expires`). A later run or `kfx uat
 // clean` removes objects only of runs past that time, or of the one run it is told to remove, so
 // it never pulls the namespace from under a run that is still going on in another CI job.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { formatDuration } from '../base/duration.js';
 import { ANNOTATIONS, LABELS, MANAGED_BY } from '../base/names.js';
 

@@ -10,7 +10,7 @@ import {
   type KubeObject,
   type ResourceRef,
   getOrUndefined,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
 import { ensureAccess } from '../profile/access.js';
 import { cleanUp } from './cleanup.js';
 import { describeObject, type CreatedObject } from '../base/created-objects.js';

@@ -5,7 +5,8 @@
 // after `pullFailureMs` of failures in a row), and the whole run must end within `timeoutMs`. Timeouts say what they last saw. A waiting pod's status is reported once
 // per distinct text: the kubelet alternates ErrImagePull and ImagePullBackOff while it retries.
 import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
-import { createInformer, resources, type KubeClient } from '@kfx/kube-runtime';
+import { resources, type KubeClient } from '@kfx/kube-runtime/client';
+import { createInformer } from '@kfx/kube-runtime/informer';
 import { assessRun, finishLingering, type RunState } from './job-status.js';
 import { LABELS } from '../base/names.js';
 import { UatError } from '../base/outcome.js';

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '@kfx/kube-runtime';
+import { KubeClient } from '@kfx/kube-runtime/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogFollower } from './log-follower.js';
 

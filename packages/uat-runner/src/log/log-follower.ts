@@ -3,7 +3,8 @@
 // dropped connection, an API server restart or a kubelet that ends the stream early costs no
 // line and repeats none. `finish()` ends following and reads what is left without `follow`,
 // which is also how the log of a container that ended before following began is collected.
-import { sleep, type KubeClient, type Logger, messageOf } from '@kfx/kube-runtime';
+import { sleep, type KubeClient } from '@kfx/kube-runtime/client';
+import { type Logger, messageOf } from '@kfx/kube-runtime/serving';
 import { LineSplitter, LogCursor, parseLogLine, type LogLine } from './log-lines.js';
 
 export interface LogFollowerOptions {

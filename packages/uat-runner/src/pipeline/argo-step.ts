@@ -7,7 +7,7 @@
 // Argo's executor (the `wait` container) reports outputs as WorkflowTaskResults under the same
 // ServiceAccount: a Role grants that and nothing else.
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { argoDoctorTemplate, argoPipelineTemplate } from './doctor-step.js';
 import {
   KFX_ENTRYPOINT,

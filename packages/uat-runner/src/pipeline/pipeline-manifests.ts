@@ -1,7 +1,7 @@
 // `kfx uat manifests`: the step of a CI pipeline that runs `kfx uat run` inside the cluster, for
 // Argo Workflows or Tekton, as objects for `kubectl apply -f -` (pipeline-step.ts says what the
 // two share).
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { stringify } from 'yaml';
 import { argoObjects } from './argo-step.js';
 import {

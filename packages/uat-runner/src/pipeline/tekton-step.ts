@@ -3,7 +3,7 @@
 // workspace `results` (bind a PVC, or an emptyDir and read them from the log). The TaskRun fails
 // when kfx exits non-zero; cancelling it deletes the Pod, whose SIGTERM kfx answers by cleaning up.
 // The TaskRun names the ServiceAccount (`serviceAccountName`): a Task cannot.
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { tektonDoctorStep } from './doctor-step.js';
 import {
   KFX_ENTRYPOINT,

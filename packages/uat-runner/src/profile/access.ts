@@ -11,8 +11,8 @@ import {
   type KubeClient,
   type KubeObject,
   type ResourceRef,
-  messageOf,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
+import { messageOf } from '@kfx/kube-runtime/serving';
 import { LABELS, MANAGED_BY } from '../base/names.js';
 import { UatError } from '../base/outcome.js';
 import { pollUntil } from '../base/poll.js';

@@ -4,7 +4,12 @@
 // Profile takes it along, and the service account bound to an editing ClusterRole. Once the
 // namespace exists the runner makes sure of its own rights there (access.ts).
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
-import { isAlreadyExists, resources, type KubeClient, getOrUndefined } from '@kfx/kube-runtime';
+import {
+  isAlreadyExists,
+  resources,
+  type KubeClient,
+  getOrUndefined,
+} from '@kfx/kube-runtime/client';
 import { ensureAccess } from './access.js';
 import type { CreatedObjects } from '../base/created-objects.js';
 import { formatDuration } from '../base/duration.js';

@@ -11,7 +11,7 @@ import {
   type KubeClient,
   type KubeObject,
   getOrUndefined,
-} from '@kfx/kube-runtime';
+} from '@kfx/kube-runtime/client';
 import type { CreatedObjects } from '../base/created-objects.js';
 import { formatDuration } from '../base/duration.js';
 import { LABELS, MANAGED_BY, runAnnotations, runLabels } from '../base/names.js';

@@ -1,5 +1,5 @@
 import type { V1ClusterRole, V1PolicyRule, V1RoleBinding } from '@kubernetes/client-node';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { parseYamlDocuments } from '@kfx/testenv';
 import { describe, expect, it } from 'vitest';
 import { parseServiceAccount, rbacObjects, rbacYaml } from './rbac.js';

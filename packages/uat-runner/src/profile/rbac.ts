@@ -13,7 +13,7 @@ import type {
   V1Role,
   V1RoleBinding,
 } from '@kubernetes/client-node';
-import type { KubeObject } from '@kfx/kube-runtime';
+import type { KubeObject } from '@kfx/kube-runtime/client';
 import { stringify } from 'yaml';
 import { DEFAULT_RBAC_NAME, isDnsLabel, runnerRoleName } from '../base/names.js';
 import { UatInputError } from '../base/outcome.js';

@@ -30,10 +30,11 @@ async function run(command: Command): Promise<void> {
     throw new CliError(`--days: expected a whole number 1-3650, got ${flags.days}`);
   }
   const secretName = flags.secret ?? `${flags.service}-tls`;
-  const [{ createCertificateAuthority }, { getOrUndefined, messageOf, resources }, kube] =
+  const [{ createCertificateAuthority }, { getOrUndefined, resources }, { messageOf }, kube] =
     await Promise.all([
       import('@kfx/dev-certs'),
-      import('@kfx/kube-runtime'),
+      import('@kfx/kube-runtime/client'),
+      import('@kfx/kube-runtime/exit'),
       import('../../cli-kube.js'),
     ]);
   const client = kube.kubeClient(global, kube.cliLogger(global));
