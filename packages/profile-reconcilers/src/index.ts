@@ -30,6 +30,7 @@ export {
 } from './ceilings.js';
 export { CONDITION_TYPE, conditionReason } from './controller/status.js';
 export { enableReconciler } from './enable.js';
+export { KUBEFLOW_EDITOR_SERVICE_ACCOUNT, KUBEFLOW_SERVICE_ACCOUNTS } from './kubeflow-names.js';
 export {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,

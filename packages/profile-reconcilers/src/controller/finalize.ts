@@ -16,6 +16,7 @@ import { describeObject } from './describe.js';
 import type { OwnedKind } from './owned-kinds.js';
 import type { ReconcileDeps } from './reconcile-profile.js';
 import { stateOf, type Outcome } from './status.js';
+import { KUBEFLOW_EDITOR_SERVICE_ACCOUNT } from '../kubeflow-names.js';
 
 /** The upstream Kubeflow profile controller's finalizer, on every Profile it reconciled. */
 const UPSTREAM_FINALIZER = 'profile-finalizer';
@@ -52,12 +53,12 @@ function cloudLeftovers(profile: Profile, revokedGoogle: boolean): string[] {
     const spec = (plugin.spec ?? {}) as Record<string, unknown>;
     if (plugin.kind === 'AwsIamForServiceAccount' && spec.annotateOnly !== true) {
       left.push(
-        `the trust policy of IAM role ${String(spec.awsIamRole)} still allows system:serviceaccount:${namespace}:default-editor (upstream removed it; kfx does not edit IAM)`,
+        `the trust policy of IAM role ${String(spec.awsIamRole)} still allows system:serviceaccount:${namespace}:${KUBEFLOW_EDITOR_SERVICE_ACCOUNT} (upstream removed it; kfx does not edit IAM)`,
       );
     }
     if (plugin.kind === 'WorkloadIdentity' && !revokedGoogle) {
       left.push(
-        `Google service account ${String(spec.gcpServiceAccount)} still grants roles/iam.workloadIdentityUser to <project>.svc.id.goog[${namespace}/default-editor] (upstream removed it; kfx made no Config Connector binding for it)`,
+        `Google service account ${String(spec.gcpServiceAccount)} still grants roles/iam.workloadIdentityUser to <project>.svc.id.goog[${namespace}/${KUBEFLOW_EDITOR_SERVICE_ACCOUNT}] (upstream removed it; kfx made no Config Connector binding for it)`,
       );
     }
   }

@@ -23,6 +23,7 @@
 import { resources, type KubeObject } from '@kfx/kube-runtime/client';
 import type { V1Namespace, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { z } from 'zod';
+import { KUBEFLOW_EDITOR_SERVICE_ACCOUNT, KUBEFLOW_SERVICE_ACCOUNTS } from '../kubeflow-names.js';
 import { profileNamespace } from '../profile.js';
 import { defineReconciler } from '../reconciler.js';
 import { pluginIdentities } from '../profile-plugins.js';
@@ -64,12 +65,6 @@ const KUBEFLOW_NAMESPACE_LABELS: Readonly<Record<string, string>> = {
 };
 
 const ISTIO_INJECTION_LABEL = 'istio-injection';
-
-/** The upstream controller's ServiceAccounts and the ClusterRoles their RoleBindings name. */
-const KUBEFLOW_SERVICE_ACCOUNTS: readonly { name: string; clusterRole: string }[] = [
-  { name: 'default-editor', clusterRole: 'kubeflow-edit' },
-  { name: 'default-viewer', clusterRole: 'kubeflow-view' },
-];
 
 const serviceAccount = z
   .union([
@@ -141,7 +136,7 @@ const namespaceConfigSchema = z
     /** Image pull secrets of every ServiceAccount made (copy them in with `secrets`). */
     imagePullSecrets: z.array(objectName).default([]),
     /** The ServiceAccount that gets the cloud identity of the Profile's spec.plugins. */
-    pluginServiceAccount: dnsLabel.default('default-editor'),
+    pluginServiceAccount: dnsLabel.default(KUBEFLOW_EDITOR_SERVICE_ACCOUNT),
     /** ServiceAccounts made in every profile namespace (and bound), as the upstream controller does. */
     serviceAccounts: z
       .array(serviceAccount)

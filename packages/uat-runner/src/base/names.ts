@@ -15,6 +15,7 @@ export const ANNOTATIONS = {
 
 export const DEFAULT_PROFILE = 'test-kubeflow';
 export const DEFAULT_OWNER = 'test-kubeflow@email.com';
+/** Kubeflow's editor ServiceAccount (profile-reconcilers' KUBEFLOW_EDITOR_SERVICE_ACCOUNT; a test holds it so). */
 export const DEFAULT_SERVICE_ACCOUNT = 'default-editor';
 /** The main container's name when the Job is built from `--image`. */
 export const DEFAULT_CONTAINER = 'suite';
