@@ -6,18 +6,17 @@
 // median (and p99) of its paired differences with the direct request of the same round. The
 // exchange's own TokenRequest happens once per Pod and lifetime (10 minutes), outside the rounds;
 // the first request after it is timed apart. Run with `pnpm run bench:door` (builds first).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintToken } from '@kfx/kube-api-exposer';
 import { KubeClient } from '@kfx/kube-runtime/client';
 import { applyManifests, startControlPlane } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { percentile, timedGet, type Target } from './measure.ts';
-import { startProxyProcess } from './proxy-process.ts';
+import { startProxyProcess, writeServingFiles } from './proxy-process.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
 const PATH = '/api/v1/namespaces/bench/configmaps/settings';
@@ -74,16 +73,7 @@ try {
     pod: 'remote-job',
   });
 
-  const ca = createCertificateAuthority();
-  const serving = ca.issue({ commonName: 'bench', ipAddresses: ['127.0.0.1'] });
-  const files = {
-    cert: join(dir, 'tls.crt'),
-    key: join(dir, 'tls.key'),
-    apiCa: join(dir, 'apiserver-ca.crt'),
-  };
-  writeFileSync(files.cert, serving.cert);
-  writeFileSync(files.key, serving.key);
-  writeFileSync(files.apiCa, env.caCert);
+  const { files, ca: caCert } = writeServingFiles(dir, env.caCert);
   const exposer = async (name: string, options: object): Promise<Target> => {
     const proxy = await startProxyProcess('kfx-proxy.ts', {
       files,
@@ -92,7 +82,7 @@ try {
       env: { EXPOSER_OPTIONS: JSON.stringify(options) },
     });
     stops.push(() => proxy.stop());
-    return target(name, proxy.url, ca.cert);
+    return target(name, proxy.url, caCert);
   };
   const exchange = await exposer('door (exchange)', {
     remoteNodes: ['kwok-node-0'],

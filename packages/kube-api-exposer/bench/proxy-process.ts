@@ -1,6 +1,9 @@
 // Starts a proxy script of this folder in a process of its own (as the proxy runs in a Pod), so
 // that the load generator never shares its event loop and the proxy's memory can be read apart.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCertificateAuthority } from '@kfx/dev-certs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +17,24 @@ export interface ProxyProcess {
   url: string;
   pid: number;
   stop(): Promise<void>;
+}
+
+/**
+ * A throw-away CA and its serving certificate for 127.0.0.1, and the apiserver's CA, written into
+ * `dir` as the proxy's files; resolves with them and the CA clients trust.
+ */
+export function writeServingFiles(dir: string, apiCa: string): { files: ProxyFiles; ca: string } {
+  const ca = createCertificateAuthority();
+  const serving = ca.issue({ commonName: 'bench', ipAddresses: ['127.0.0.1'] });
+  const files: ProxyFiles = {
+    cert: join(dir, 'tls.crt'),
+    key: join(dir, 'tls.key'),
+    apiCa: join(dir, 'apiserver-ca.crt'),
+  };
+  writeFileSync(files.cert, serving.cert);
+  writeFileSync(files.key, serving.key);
+  writeFileSync(files.apiCa, apiCa);
+  return { files, ca: ca.cert };
 }
 
 /** Resolves with the URL the script prints once it serves; `env` adds to its environment. */

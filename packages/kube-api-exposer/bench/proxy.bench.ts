@@ -3,12 +3,11 @@
 // kube-apiserver: list latency (one request at a time), list throughput (several callers) and
 // watch-event latency (one watch per path open at once, each event timed on every path).
 // Run with `pnpm run bench` (builds first). Prints a table and the ratios; asserts nothing.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { ClientRequest } from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintKubeconfig } from '@kfx/kube-api-exposer';
 import { KubeClient, resources } from '@kfx/kube-runtime/client';
 import { applyManifests, freePort, startControlPlane } from '@kfx/testenv';
@@ -16,7 +15,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { percentile, throughput, timedGet, type Target } from './measure.ts';
 import { nginxVersion, startNginx, type RunningNginx } from './nginx.ts';
-import { startProxyProcess, type ProxyFiles } from './proxy-process.ts';
+import { startProxyProcess, writeServingFiles, type ProxyFiles } from './proxy-process.ts';
 
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -68,21 +67,12 @@ try {
     await mintKubeconfig({ serviceAccount: 'bench/reader', server: env.server, client: admin })
   ).token;
 
-  const ca = createCertificateAuthority();
-  const serving = ca.issue({ commonName: 'bench', ipAddresses: ['127.0.0.1'] });
-  const files = {
-    cert: join(dir, 'tls.crt'),
-    key: join(dir, 'tls.key'),
-    apiCa: join(dir, 'apiserver-ca.crt'),
-  };
-  writeFileSync(files.cert, serving.cert);
-  writeFileSync(files.key, serving.key);
-  writeFileSync(files.apiCa, env.caCert);
+  const { files, ca: caCert } = writeServingFiles(dir, env.caCert);
 
   const targets: Target[] = [
     target('direct', env.server, env.caCert),
-    target('kfx expose-api', await startNodeProxy('kfx-proxy.ts', files, stops), ca.cert),
-    target('node:https floor', await startNodeProxy('node-floor-proxy.ts', files, stops), ca.cert),
+    target('kfx expose-api', await startNodeProxy('kfx-proxy.ts', files, stops), caCert),
+    target('node:https floor', await startNodeProxy('node-floor-proxy.ts', files, stops), caCert),
   ];
   if (nginx !== undefined) {
     for (const variant of ['recipe', 'tuned'] as const) {
@@ -95,7 +85,7 @@ try {
         keyFile: files.key,
       });
       stops.push(() => running.stop());
-      targets.push(target(`nginx (${variant})`, running.url, ca.cert));
+      targets.push(target(`nginx (${variant})`, running.url, caCert));
     }
   }
 

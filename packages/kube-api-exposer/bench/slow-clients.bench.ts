@@ -6,18 +6,17 @@
 // it prints the proxy's peak RSS and open file descriptors, what the clients got (held open,
 // answered, refused at connect), how many of B's requests succeeded, and the ratios. Run with
 // `pnpm run bench:slow-clients`; asserts nothing.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import https from 'node:https';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { createCertificateAuthority } from '@kfx/dev-certs';
 import { mintKubeconfig } from '@kfx/kube-api-exposer';
 import { KubeClient } from '@kfx/kube-runtime/client';
 import { applyManifests, startControlPlane } from '@kfx/testenv';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { startProxyProcess, type ProxyFiles } from './proxy-process.ts';
+import { startProxyProcess, writeServingFiles, type ProxyFiles } from './proxy-process.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 3000);
 /** Connections opened at the same time while the clients arrive. */
@@ -119,16 +118,7 @@ try {
   const token = await mint('bench/reader');
   const tenantB = await mint('bench-b/reader');
   const tenantTokens = await Promise.all(tenants.map((t) => mint(`${t}/reader`)));
-  const ca = createCertificateAuthority();
-  const serving = ca.issue({ commonName: 'bench', ipAddresses: ['127.0.0.1'] });
-  const files: ProxyFiles = {
-    cert: join(dir, 'tls.crt'),
-    key: join(dir, 'tls.key'),
-    apiCa: join(dir, 'apiserver-ca.crt'),
-  };
-  writeFileSync(files.cert, serving.cert);
-  writeFileSync(files.key, serving.key);
-  writeFileSync(files.apiCa, env.caCert);
+  const { files } = writeServingFiles(dir, env.caCert);
 
   const watchHead = (namespace: string, bearer: string) =>
     `GET /api/v1/namespaces/${namespace}/configmaps?watch=true HTTP/1.1\r\nHost: bench\r\n` +
