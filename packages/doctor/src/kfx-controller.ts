@@ -8,6 +8,8 @@ import type { Deployment } from './objects.js';
 /** What the doctor reads of kfx-controller's configuration file. */
 export interface KfxControllerConfig {
   maxProfiles?: number;
+  /** Reconciler name → its settings, or false. */
+  reconcilers?: Record<string, unknown>;
   replacesUpstream?: boolean;
   leaderElection?: { leaseName?: string };
 }

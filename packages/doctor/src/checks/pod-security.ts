@@ -6,6 +6,7 @@
 import { BASELINE_POLICY_LABEL, BASELINE_POLICY_NAME } from '@kfx/profile-reconcilers';
 import { objectName, type Finding } from '../finding.js';
 import type { Cluster } from '../cluster.js';
+import { controllerConfig, kfxControllers } from '../kfx-controller.js';
 import { REFS, type Namespace } from '../objects.js';
 
 const ENFORCE = 'pod-security.kubernetes.io/enforce';
@@ -22,6 +23,8 @@ export function podSecurityFindings(
   namespace: Namespace,
   istioCni: boolean,
   policyInstalled: boolean,
+  /** Whether a running kfx-controller release has the namespace reconciler, which labels it. */
+  labellerRuns = true,
 ): Finding[] {
   const name = namespace.metadata?.name ?? '';
   const labels = namespace.metadata?.labels ?? {};
@@ -39,14 +42,27 @@ export function podSecurityFindings(
     });
   }
   if (labels[BASELINE_POLICY_LABEL] !== undefined && !policyInstalled) {
-    findings.push({
-      check: 'profiles',
-      code: 'profiles.baseline-policy-missing',
-      severity: 'error',
-      object,
-      message: `labelled ${BASELINE_POLICY_LABEL} but the ValidatingAdmissionPolicy ${BASELINE_POLICY_NAME} or its binding is missing: nothing enforces Pod Security here`,
-      fix: `install ${BASELINE_POLICY_NAME} and its binding: the controller chart does (helm upgrade of the kfx-controller release), or apply baselinePolicyObjects() of @kfx/profile-reconcilers`,
-    });
+    // With the namespace reconciler running, the policy it relies on is missing: broken now.
+    // Without it, the label is left from a release that ran it: nobody claims to enforce.
+    findings.push(
+      labellerRuns
+        ? {
+            check: 'profiles',
+            code: 'profiles.baseline-policy-missing',
+            severity: 'error',
+            object,
+            message: `labelled ${BASELINE_POLICY_LABEL} but the ValidatingAdmissionPolicy ${BASELINE_POLICY_NAME} or its binding is missing: nothing enforces Pod Security here`,
+            fix: `install ${BASELINE_POLICY_NAME} and its binding: the controller chart does with the namespace reconciler (podSecurityBaselinePolicy.install), or apply baselinePolicyObjects() of @kfx/profile-reconcilers`,
+          }
+        : {
+            check: 'profiles',
+            code: 'profiles.baseline-label-left',
+            severity: 'warning',
+            object,
+            message: `labelled ${BASELINE_POLICY_LABEL} by a namespace reconciler no kfx-controller runs now, and ${BASELINE_POLICY_NAME} is not installed: Pod Security only audits and warns here`,
+            fix: `kubectl label namespace ${name} ${BASELINE_POLICY_LABEL}- (or run the namespace reconciler again, with its policy)`,
+          },
+    );
   }
   return findings;
 }
@@ -55,12 +71,20 @@ export async function podSecurityCheckFindings(
   cluster: Cluster,
   profileNamespaces: readonly string[],
 ): Promise<Finding[]> {
-  const [namespaces, daemonSets, policies, bindings] = await Promise.all([
+  const [namespaces, daemonSets, policies, bindings, deployments] = await Promise.all([
     cluster.namespaces(),
     cluster.list(REFS.daemonSets),
     cluster.list(REFS.validatingAdmissionPolicies),
     cluster.list(REFS.validatingAdmissionPolicyBindings),
+    cluster.deployments(),
   ]);
+  const configs = await Promise.all(
+    kfxControllers(deployments).map((each) => controllerConfig(cluster, each)),
+  );
+  const labellerRuns = configs.some((config) => {
+    const settings = config.reconcilers?.namespace;
+    return settings !== undefined && settings !== false;
+  });
   const istioCni = daemonSets.some(
     (daemonSet) =>
       daemonSet.metadata?.name === 'istio-cni-node' ||
@@ -74,6 +98,6 @@ export async function podSecurityCheckFindings(
     );
   return profileNamespaces.flatMap((name) => {
     const namespace = namespaces.get(name);
-    return namespace ? podSecurityFindings(namespace, istioCni, policyInstalled) : [];
+    return namespace ? podSecurityFindings(namespace, istioCni, policyInstalled, labellerRuns) : [];
   });
 }
