@@ -122,6 +122,7 @@ export type { Endpoint } from './remote/firewall.js';
 export { NO_SCHEDULE_TAINT } from './remote/node-object.js';
 export { TOKEN_SECONDS, type IssuedToken } from './remote/pod-files.js';
 export { startRemoteNode, type RemoteNode, type RemoteNodeOptions } from './remote/remote-node.js';
+export { seedJob, type SeedJobOptions } from './remote/seed-job.js';
 export { profileNamespace, type ProfileLike } from './profiles.js';
 export { freePort, occupiedPort } from './ports.js';
 export {

@@ -17,6 +17,7 @@ import {
   applyManifests,
   kubectl,
   kubectlEntry,
+  seedJob,
   startControlPlane,
   startRemoteNode,
   waitFor,
@@ -52,33 +53,8 @@ const nodeIp = () => env?.node?.ip ?? '';
 const exposerUrl = () => `https://${nodeIp()}:${String(NODE_PORT)}`;
 
 /** The guide's Job, word for word where it can be: only its image is a local one with kubectl. */
-const helloworld = (name: string, script: string) => ({
-  apiVersion: 'batch/v1',
-  kind: 'Job',
-  metadata: { name, namespace: JOBS },
-  spec: {
-    backoffLimit: 0,
-    template: {
-      spec: {
-        restartPolicy: 'Never',
-        nodeSelector: { 'kubernetes.io/hostname': REMOTE_NODE },
-        tolerations: [{ key: 'virtual-node.interlink/no-schedule', operator: 'Exists' }],
-        containers: [
-          {
-            name: 'helloworld',
-            image: KUBECTL_IMAGE,
-            imagePullPolicy: 'Never',
-            command: ['sh', '-c', script],
-            resources: {
-              requests: { cpu: '50m', memory: '100Mi' },
-              limits: { cpu: '1500m', memory: '2000Mi' },
-            },
-          },
-        ],
-      },
-    },
-  },
-});
+const helloworld = (name: string, script: string) =>
+  seedJob({ name, namespace: JOBS, node: REMOTE_NODE, image: KUBECTL_IMAGE, script });
 
 /** Waits for the Job to complete (or fail), and returns its Pod's name and log. */
 async function finishedJob(name: string): Promise<{ pod: string; log: string; complete: boolean }> {

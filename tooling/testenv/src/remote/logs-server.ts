@@ -29,11 +29,52 @@ export interface LogsServer {
 
 const FOLLOW_POLL_MS = 250;
 
+/**
+ * The log files being followed now, so that a Pod's files are removed only once every follower
+ * has read its last lines (a deleted Pod's SIGTERM handler writes some).
+ */
+export class LogFollowers {
+  readonly #files = new Map<string, number>();
+  readonly #waiters = new Set<() => void>();
+
+  /** A follow of `file` began; call the result when it ends. */
+  begin(file: string): () => void {
+    this.#files.set(file, (this.#files.get(file) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#files.get(file) ?? 1) - 1;
+      if (left === 0) this.#files.delete(file);
+      else this.#files.set(file, left);
+      for (const wake of this.#waiters) wake();
+    };
+  }
+
+  /** Resolves once no file under `folder` is followed, or after `timeoutMs`. */
+  async drained(folder: string, timeoutMs: number): Promise<void> {
+    const busy = () => [...this.#files.keys()].some((file) => file.startsWith(`${folder}/`));
+    const deadline = Date.now() + timeoutMs;
+    while (busy() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.max(0, deadline - Date.now()));
+        this.#waiters.add(wake);
+      });
+    }
+  }
+}
+
 export async function startLogsServer(options: {
   address: string;
   /** PEM of the CA whose client certificates it accepts (the cluster's). */
   clientCa: string;
   find: FindLog;
+  followers: LogFollowers;
 }): Promise<LogsServer> {
   const serving = createCertificateAuthority({ commonName: 'kfx-remote-node' }).issue({
     commonName: 'kfx-remote-node',
@@ -76,9 +117,21 @@ export async function startLogsServer(options: {
         response.end();
         return;
       }
+      const followed = options.followers.begin(log.file);
+      const stop = () => {
+        clearInterval(timer);
+        followed();
+      };
       const timer = setInterval(() => {
         const ended = !log.running();
-        content = read();
+        try {
+          content = read();
+        } catch {
+          // The Pod's folder is gone: nothing more will come.
+          stop();
+          response.end();
+          return;
+        }
         const upTo = content.lastIndexOf('\n') + 1;
         if (upTo > shown) {
           response.write(
@@ -87,13 +140,11 @@ export async function startLogsServer(options: {
           shown = upTo;
         }
         if (ended) {
-          clearInterval(timer);
+          stop();
           response.end();
         }
       }, FOLLOW_POLL_MS);
-      request.on('close', () => {
-        clearInterval(timer);
-      });
+      request.on('close', stop);
     },
   );
   await new Promise<void>((resolve, reject) => {

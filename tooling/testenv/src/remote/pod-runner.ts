@@ -14,13 +14,15 @@ import type { Api } from './api.js';
 import { startContainer, type ContainerExit } from './container.js';
 import { commandLine, containerEnv, type ApiAddress } from './container-env.js';
 import type { ImageStore } from './images.js';
-import type { ContainerLog } from './logs-server.js';
+import type { ContainerLog, LogFollowers } from './logs-server.js';
 import { writePodFiles, type IssuedToken } from './pod-files.js';
 import { objectData } from './object-data.js';
 import { now, type ContainerState, type PodState } from './pod-status.js';
 import { statusWriter } from './status-writer.js';
 
 const RETRY_MS = 2000;
+/** How long a deleted Pod's files wait for the followers of its logs to read their last lines. */
+const FOLLOWERS_DRAIN_MS = 5000;
 
 /** What every Pod of the remote node shares. */
 export interface PodRuntime {
@@ -36,6 +38,8 @@ export interface PodRuntime {
   /** The remote node's cgroup; a Pod's is `<it>/pod-<uid>`. */
   cgroup: string;
   issued: (token: IssuedToken) => void;
+  /** Followers of the Pods' logs, who read their last lines before the files go. */
+  followers: LogFollowers;
   log: Logger;
 }
 
@@ -230,6 +234,7 @@ export function startPodRunner(runtime: PodRuntime, pod: V1Pod): PodRunner {
       await Promise.race([exits, sleep(RETRY_MS)]);
       await running;
       await status.flushed();
+      await runtime.followers.drained(dir, FOLLOWERS_DRAIN_MS);
       rmSync(dir, { recursive: true, force: true });
       log.info('pod stopped and removed');
     },

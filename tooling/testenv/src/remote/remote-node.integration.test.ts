@@ -11,6 +11,7 @@ import {
   BatchV1Api,
   CoordinationV1Api,
   CoreV1Api,
+  type V1EnvVar,
   type V1Pod,
   type V1Service,
 } from '@kubernetes/client-node';
@@ -25,40 +26,15 @@ import { cgroupPids } from '../node/teardown.js';
 import { waitFor } from '../wait.js';
 import { TOKEN_SECONDS } from './pod-files.js';
 import { startRemoteNode, type RemoteNode } from './remote-node.js';
+import { seedJob as interlinkSeedJob } from './seed-job.js';
 
 const NAME = 'interlink-node';
 const IMAGE = 'kfx.test/remote-tools:1';
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** The seed's Job: its selector, toleration, restart policy and resources. */
-const seedJob = (name: string, script: string, env: object[] = []) => ({
-  apiVersion: 'batch/v1',
-  kind: 'Job',
-  metadata: { name, namespace: 'default' },
-  spec: {
-    backoffLimit: 0,
-    template: {
-      spec: {
-        restartPolicy: 'Never',
-        nodeSelector: { 'kubernetes.io/hostname': NAME },
-        tolerations: [{ key: 'virtual-node.interlink/no-schedule', operator: 'Exists' }],
-        containers: [
-          {
-            name: 'helloworld',
-            image: IMAGE,
-            imagePullPolicy: 'Never',
-            command: ['sh', '-c', script],
-            env,
-            resources: {
-              requests: { cpu: '50m', memory: '100Mi' },
-              limits: { cpu: '1500m', memory: '2000Mi' },
-            },
-          },
-        ],
-      },
-    },
-  },
-});
+/** The seed's Job on this file's remote node, in `default`, with its image. */
+const seedJob = (name: string, script: string, env: V1EnvVar[] = []) =>
+  interlinkSeedJob({ name, namespace: 'default', node: NAME, image: IMAGE, script, env });
 
 /** Alive and not a zombie (PID 1 here may reap late). */
 const running = (pid: number) => {
@@ -280,7 +256,7 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'sleeper', namespace: 'default' },
-      spec: job.spec.template.spec,
+      spec: job.spec?.template.spec,
     } as V1Pod);
     const pod = await podIn(env, 'sleeper', 'default', ['Running']);
     expect(pod.spec?.nodeName).toBe(NAME);
@@ -362,14 +338,18 @@ describe.skipIf(!support.available)(title('a remote node like interLink’s virt
     try {
       expect(direct.address).not.toBe(remote.address);
       await direct.loadShellImage({ name: IMAGE, entries: [kubectlEntry()] });
+      const whoami = interlinkSeedJob({
+        name: 'whoami',
+        namespace: 'default',
+        node: 'direct-node',
+        image: IMAGE,
+        script: 'kubectl auth whoami -o json',
+      });
       await applyManifests(env.kubeconfigPath, {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'whoami', namespace: 'default' },
-        spec: {
-          ...seedJob('whoami', 'kubectl auth whoami -o json').spec.template.spec,
-          nodeSelector: { 'kubernetes.io/hostname': 'direct-node' },
-        },
+        spec: whoami.spec?.template.spec,
       } as V1Pod);
       const done = await podIn(env, 'whoami');
       const log = direct.podLogs('default', 'whoami');

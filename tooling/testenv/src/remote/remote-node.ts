@@ -18,7 +18,7 @@ import { apiClient } from './api.js';
 import { parseCriLog, renderLog } from './cri-log.js';
 import type { Endpoint } from './firewall.js';
 import { imageStore } from './images.js';
-import { startLogsServer } from './logs-server.js';
+import { LogFollowers, startLogsServer } from './logs-server.js';
 import { startRemoteNetwork } from './network.js';
 import { registerNode } from './node-object.js';
 import { remoteNodeSettings, type RemoteNodeOptions } from './options.js';
@@ -108,10 +108,12 @@ export async function startRemoteNode(
     });
     cleanups.push(() => network.stop());
     const images = imageStore(join(dir, 'images'));
+    const followers = new LogFollowers();
     const logs = await startLogsServer({
       address: node.hostIp,
       clientCa: env.caCert,
       find: (namespace, pod, container) => pods?.find(namespace, pod)?.log(container),
+      followers,
     });
     cleanups.push(() => logs.close());
     const runtime: PodRuntime = {
@@ -123,6 +125,7 @@ export async function startRemoteNode(
       netnsPid: network.pid,
       podIp: network.address,
       cgroup,
+      followers,
       issued: (token: IssuedToken) => {
         issued.push(token);
         log.info({ ...token, token: '(not logged)' }, 'token issued');
