@@ -7,7 +7,7 @@ import { KubeClient, loadKubeConfig, resources } from '@kfx/kube-runtime/client'
 import { freePort, kubectl } from '@kfx/testenv';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { createCertificateAuthority } from '@kfx/dev-certs';
 import {
   apply,
@@ -17,6 +17,7 @@ import {
   startTestExposer,
   type Cluster,
   type ProxyPki,
+  interlinkValues,
 } from '../testing/fixtures.js';
 import { jwtClaims, signJwt } from '../testing/jwt.js';
 import { check } from './check.js';
@@ -350,8 +351,7 @@ describe('kfx expose-api check', () => {
 
   it("compares interLink's copy of the CA with what the exposer serves, read through the exposer or from a file", async () => {
     // interLink's values, as its chart keeps them in a ConfigMap the plugin may read.
-    const values = (ca: string) =>
-      stringify({ interlink: { kubernetesApiAddr: '127.0.0.1', kubernetesApiCaCrt: ca } });
+    const values = interlinkValues;
     await apply(cluster, [
       {
         apiVersion: 'v1',

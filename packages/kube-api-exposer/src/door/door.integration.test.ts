@@ -9,7 +9,6 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { resources } from '@kfx/kube-runtime/client';
 import { waitFor } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { mintToken } from '../index.js';
 import type { RunningExposer, ServeOptions } from '../index.js';
 import { auditEventFor, auditLogOf } from '../testing/audit-log.js';
@@ -25,6 +24,7 @@ import {
   type CapturedLogs,
   type Cluster,
   type ProxyPki,
+  interlinkValues,
 } from '../testing/fixtures.js';
 import { call, watch } from '../testing/https-client.js';
 import { jwtClaims, signJwt } from '../testing/jwt.js';
@@ -233,8 +233,7 @@ describe('the door refuses', () => {
 
 describe("serve watches interLink's copy of its CA", () => {
   it('as a metric: 1 while the copy verifies the certificate served, 0 once it does not', async () => {
-    const values = (ca: string) =>
-      stringify({ interlink: { kubernetesApiAddr: '127.0.0.1', kubernetesApiCaCrt: ca } });
+    const values = interlinkValues;
     await apply(cluster, [
       {
         apiVersion: 'v1',

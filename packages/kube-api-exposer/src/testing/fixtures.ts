@@ -20,6 +20,7 @@ import {
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 import { inject } from 'vitest';
+import { stringify } from 'yaml';
 import { serve, type RunningExposer, type ServeOptions } from '../commands/serve.js';
 
 /** What the tests use of a plane: the shared one's share, or a plane of the file's own. */
@@ -248,4 +249,9 @@ export async function startTestExposer(
   });
   closers.push(() => started.close());
   return started;
+}
+
+/** interLink's Helm values as its chart keeps them, holding its copy of the exposer's CA. */
+export function interlinkValues(ca: string): string {
+  return stringify({ interlink: { kubernetesApiAddr: '127.0.0.1', kubernetesApiCaCrt: ca } });
 }
