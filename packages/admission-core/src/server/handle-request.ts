@@ -238,7 +238,10 @@ export function createRequestHandler(options: RequestHandlerOptions) {
         sendStatus(request, response, 404, 'this connection has no TLS certificate', { close });
         return;
       }
-      send(request, response, 200, 'application/x-pem-file', pem, { close });
+      // The connection ends with the answer (HTTP/2: its session, once the answer is out): one
+      // kept open would keep reporting the certificate of its own handshake after a rotation.
+      send(request, response, 200, 'application/x-pem-file', pem, { close: true });
+      if ('stream' in request) response.once('finish', () => request.stream.session?.close());
       return;
     }
     sendStatus(request, response, 404, `no webhook at ${path}; this server serves ${served}`, {

@@ -1,7 +1,8 @@
 // GET /certificate answers the certificate of the TLS session the request came on, over HTTP/1.1
 // and HTTP/2: what `kfx doctor` checks the webhook configuration's caBundle against.
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:https';
 import { h2Session, postH1 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
@@ -50,6 +51,26 @@ describe('GET /certificate', () => {
       );
     } finally {
       session.close();
+    }
+  });
+
+  it('answers the certificate served now to a client that keeps its connections, after a rotation', async () => {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const get = () =>
+        postH1(t.port, '/certificate', '', { ca: t.certs.caCert, method: 'GET', agent });
+      const before = await get();
+      expect(before.headers.connection).toBe('close');
+      const next = t.certs.issue();
+      writeFileSync(t.certs.certFile, next.cert);
+      writeFileSync(t.certs.keyFile, next.key);
+      await t.server.reloadTls();
+      const after = await get();
+      expect(new X509Certificate(after.body).serialNumber).toBe(
+        new X509Certificate(next.cert).serialNumber,
+      );
+    } finally {
+      agent.destroy();
     }
   });
 
