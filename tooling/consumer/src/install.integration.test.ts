@@ -156,13 +156,15 @@ describe.skipIf(offline)(
             );
             expect(installed.stderr, `npm install ${words.join(' ')}`).not.toMatch(/ERR!/);
             expect(installed.code).toBe(0);
-            const imported = await exec(
-              process.execPath,
-              ['--input-type=module', '-e', `await import(${JSON.stringify(pkg.name)});`],
-              project,
-            );
-            expect(imported.stderr).toBe('');
-            expect(imported.code).toBe(0);
+            for (const entry of pkg.entries) {
+              const imported = await exec(
+                process.execPath,
+                ['--input-type=module', '-e', `await import(${JSON.stringify(entry)});`],
+                project,
+              );
+              expect(imported.stderr, entry).toBe('');
+              expect(imported.code, entry).toBe(0);
+            }
           } finally {
             rmSync(project, { recursive: true, force: true });
           }
@@ -228,13 +230,15 @@ for (const manager of ['npm', 'pnpm'] as const) {
         async () => {
           const node = oldNodePath ?? '';
           const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().slice(1);
-          for (const pkg of packages) {
+          for (const [pkg, entry] of packages.flatMap((p) =>
+            p.entries.map((e) => [p, e] as const),
+          )) {
             const result = await exec(
               node,
-              ['--input-type=module', '-e', `import ${JSON.stringify(pkg.name)};`],
+              ['--input-type=module', '-e', `import ${JSON.stringify(entry)};`],
               project,
             );
-            expect({ code: result.code, stderr: result.stderr }, pkg.name).toEqual({
+            expect({ code: result.code, stderr: result.stderr }, entry).toEqual({
               code: 1,
               stderr: `${pkg.name} needs Node.js 22.19 or newer (24 LTS recommended); this is Node.js ${version}.\n`,
             });

@@ -11,6 +11,8 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export interface PublishedPackage {
   name: string;
   dir: string;
+  /** What a project can import: the package's entry points as published (`@kfx/x`, `@kfx/x/y`). */
+  entries: string[];
 }
 
 /** Every package under packages/ that is not private. */
@@ -23,11 +25,15 @@ export function publishedPackages(): PublishedPackage[] {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
         name: string;
         private?: boolean;
+        publishConfig?: { exports?: Record<string, unknown> };
       };
-      return { name: manifest.name, dir, private: manifest.private === true };
+      const entries = Object.keys(manifest.publishConfig?.exports ?? { '.': {} })
+        .filter((key) => key !== './package.json')
+        .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+      return { name: manifest.name, dir, entries, private: manifest.private === true };
     })
     .filter((found) => !found.private)
-    .map(({ name, dir }) => ({ name, dir }));
+    .map(({ name, dir, entries }) => ({ name, dir, entries }));
 }
 
 /**
