@@ -146,7 +146,7 @@ describe('helm install of the kfx-webhook chart, cert-manager mode', () => {
     expect(await releaseRevision(kubeconfig, RELEASE, NAMESPACE)).toBe(revision + 1);
     const configMap = await getJson<{ data: Record<string, string> }>(
       kubeconfig,
-      ['configmap', RELEASE],
+      ['configmap', `${RELEASE}-config`],
       NAMESPACE,
     );
     expect(parse(configMap.data['config.yaml'] ?? '')).toMatchObject({
