@@ -493,12 +493,30 @@ describe('an object someone else made', () => {
     expect(adopted.action).toBe('adopted');
     expect(adopted.earlierManagers).toEqual(['kubectl-create']);
     expect(adopted.reason).toBe('it existed, written by kubectl-create');
+    // Again before the cache has seen that write (a resync right after): nothing to write, and
+    // nothing told twice; a change then is an update of what this manager now holds.
+    const again = await applyObject(client, configMap('adoptee', { b: '2' }), {
+      fieldManager,
+      cache,
+      logger,
+    });
+    expect([again.changed, again.action]).toEqual([false, undefined]);
+    const changed = await applyObject(client, configMap('adoptee', { b: '3' }), {
+      fieldManager,
+      cache,
+      logger,
+    });
+    expect(changed.action).toBe('updated');
     const made = await applyObject(client, configMap('fresh', { b: '2' }), {
       fieldManager,
       cache,
       logger,
     });
     expect(made.action).toBe('created');
+    expect(
+      (await applyObject(client, configMap('fresh', { b: '2' }), { fieldManager, cache, logger }))
+        .changed,
+    ).toBe(false);
     // Read live (no cache): an update of what this manager made.
     const updated = await applyObject(client, configMap('fresh', { b: '3' }), {
       fieldManager,

@@ -5,7 +5,8 @@
 // desired fields, so that fields dropped from the desired state are still removed. A cache of
 // skeletons (applied-digest.ts) answers by digest; when the digests differ, the object is read
 // and judged exactly. A write tells whether it created the object or adopted one someone else
-// had made (a cache may hold only some objects, so "not cached" is not "absent").
+// had made: a cache may hold only some objects (or not yet the last write), so an object it
+// lacks is read, and the live object's managers decide.
 import type { KubeClient } from '../client/client.js';
 import { getOrUndefined } from '../client/get-or-undefined.js';
 import type { Logger } from '../logger.js';
@@ -21,7 +22,11 @@ export interface ApplyOptions {
   fieldManager: string;
   /** Take fields over from other managers instead of failing with 409. Default true. */
   force?: boolean | undefined;
-  /** Where to read the live object; default: a GET. An informer's store costs no request. */
+  /**
+   * Where to read the live object; default: a GET. An informer's store costs no request; an
+   * object it lacks is read with a GET (the store may hold only some objects, or not yet the
+   * last write).
+   */
   cache?: { get(key: string): KubeObject | undefined } | undefined;
   /** Skip discovery when the caller knows the resource. */
   ref?: ResourceRef | undefined;
@@ -41,9 +46,9 @@ export interface ApplyResult<T> {
   /** Why it was written: the first difference found, or `it did not exist`. */
   reason?: string | undefined;
   /**
-   * What the write did: `created`; `adopted`, an object that existed but was neither in the
-   * cache nor ever written by this field manager (its answer carries other managers' fields):
-   * made by someone else, now taken over; `updated`. Undefined when nothing was written.
+   * What the write did: `created`; `adopted`, an object that existed but was never applied by
+   * this field manager (it carried only other managers' fields): made by someone else, now
+   * taken over; `updated`. Undefined when nothing was written.
    */
   action?: 'created' | 'adopted' | 'updated' | undefined;
   /** For `adopted`: the field managers that had written the object before. */
@@ -78,6 +83,11 @@ export async function applyObject<T extends KubeObject>(
   ]);
 
   const live = await readLive<T>(client, ref, desired, options);
+  // Written before by this manager: an update; by others only: taken over. A skeleton is only
+  // ever of an object this manager applied.
+  const ours =
+    live !== undefined &&
+    (isAppliedSkeleton(live) || applyEntry(live.metadata?.managedFields, options.fieldManager));
   let reason = 'it did not exist';
   if (live) {
     const why = await writeReason(client, ref, desired, live, options);
@@ -97,14 +107,18 @@ export async function applyObject<T extends KubeObject>(
   const changed = live?.metadata?.resourceVersion !== object.metadata?.resourceVersion;
   applies.inc({ kind, result: changed ? 'changed' : 'unchanged' });
   if (!changed) return { changed, object, reason };
-  // Not in the cache (which may hold only some objects, e.g. this manager's) is not absent.
-  const earlier = live ? [] : otherManagers(object, options.fieldManager);
-  const action = live ? 'updated' : earlier.length > 0 ? 'adopted' : 'created';
+  const earlier = live && !ours ? otherManagers(live, options.fieldManager) : [];
+  const action = !live ? 'created' : ours ? 'updated' : 'adopted';
   logger.info(action === 'adopted' ? { earlierManagers: earlier } : {}, action);
   return {
     changed,
     object,
-    reason: action === 'adopted' ? `it existed, written by ${earlier.join(', ')}` : reason,
+    reason:
+      action !== 'adopted'
+        ? reason
+        : earlier.length > 0
+          ? `it existed, written by ${earlier.join(', ')}`
+          : 'it existed',
     action,
     ...(action === 'adopted' ? { earlierManagers: earlier } : {}),
   };
@@ -168,7 +182,8 @@ async function readLive<T extends KubeObject>(
   desired: T,
   options: ApplyOptions,
 ): Promise<T | undefined> {
-  if (options.cache) return options.cache.get(objectKey(desired)) as T | undefined;
+  const cached = options.cache?.get(objectKey(desired)) as T | undefined;
+  if (cached) return cached;
   return getOrUndefined<T>(client, ref, desired.metadata?.name ?? '', {
     namespace: ref.namespaced ? desired.metadata?.namespace : undefined,
     signal: options.signal,
