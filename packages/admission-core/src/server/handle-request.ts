@@ -240,8 +240,10 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       }
       // The connection ends with the answer (HTTP/2: its session, once the answer is out): one
       // kept open would keep reporting the certificate of its own handshake after a rotation.
+      // The session is taken now: a finished stream no longer names it.
+      const session = 'stream' in request ? request.stream.session : undefined;
+      if (session) response.once('finish', () => session.close());
       send(request, response, 200, 'application/x-pem-file', pem, { close: true });
-      if ('stream' in request) response.once('finish', () => request.stream.session?.close());
       return;
     }
     sendStatus(request, response, 404, `no webhook at ${path}; this server serves ${served}`, {

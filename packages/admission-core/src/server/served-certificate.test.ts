@@ -74,6 +74,22 @@ describe('GET /certificate', () => {
     }
   });
 
+  it('ends an HTTP/2 session after the answer, so a client that multiplexes opens a new one', async () => {
+    const session = await h2Session(t.port, t.certs.caCert);
+    const ended = new Promise<string>((resolve) => {
+      session.once('goaway', () => resolve('goaway'));
+      session.once('close', () => resolve('close'));
+    });
+    try {
+      const stream = session.request({ ':method': 'GET', ':path': '/certificate' });
+      stream.resume();
+      await new Promise((resolve) => stream.on('end', resolve));
+      expect(await ended).toMatch(/goaway|close/);
+    } finally {
+      session.destroy();
+    }
+  });
+
   it('accepts GET only', async () => {
     const answer = await postH1(t.port, '/certificate', '{}', { ca: t.certs.caCert });
     expect([answer.status, answer.headers.allow]).toEqual([405, 'GET']);
