@@ -2,6 +2,7 @@
 // reload from disk, a separate metrics port, readiness, and a graceful close that lets every
 // admission in flight finish.
 import type { Http2SecureServer } from 'node:http2';
+import type { SecureContextOptions } from 'node:tls';
 import { messageOf, startOpsServer, type OpsServer } from '@kfx/kube-runtime/serving';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -73,6 +74,8 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
   let metricsServer: OpsServer | undefined;
   /** With PEM strings: the pair to serve, replaced by setTls(). */
   let pems: TlsPair | undefined = 'cert' in config.tls ? (config.tls as TlsPair) : undefined;
+  /** The context of the last setTls(), for a server created after it (setTls during start()). */
+  let replaced: SecureContextOptions | undefined;
 
   const handler = createRequestHandler({
     webhooks: config.webhooks,
@@ -130,6 +133,9 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
       maxConcurrentStreams: config.maxConcurrentStreams,
     });
     server = secure;
+    // A pair given while the webhooks started (their caches can take seconds) is the one to
+    // serve: the context above was made before it.
+    if (replaced) secure.setSecureContext(replaced);
     drain = trackConnections(secure);
     const port = await listenOn(secure, config.port, config.host).catch((error: unknown) => {
       throw listenError('port', config.port, config.host, error);
@@ -192,6 +198,7 @@ export function createAdmissionServer(options: AdmissionServerOptions): Admissio
         source: 'AdmissionServer.setTls',
       });
       pems = { ...pems, cert: pair.cert, key: pair.key };
+      replaced = context;
       server?.setSecureContext(context);
     },
     readiness,

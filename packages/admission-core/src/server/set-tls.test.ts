@@ -6,8 +6,11 @@ import { h2Session, postH1, postH2 } from '@kfx/testenv';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevCertificates, type DevCertificates } from '../dev-certificates.js';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { admissionReviewFor } from '../review/review-builder.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { createAdmissionServer, type AdmissionServer } from './server.js';
 import { defineMutatingWebhook } from '../webhook.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -72,6 +75,38 @@ describe('setTls', () => {
     return expect(
       postH1(t.port, '/mutate/noop', body, { ca: second.caCert }).then((a) => a.serial),
     ).resolves.toBe(serialOf(second.certPem));
+  });
+
+  it('serves a pair given while the webhooks were starting, not the one it was created with', async () => {
+    // As kfx-webhook's self-managed TLS does: its first check can install the Secret's pair
+    // while the webhooks' caches are still filling, before the HTTPS server exists.
+    const server: AdmissionServer = createAdmissionServer({
+      host: '127.0.0.1',
+      port: 0,
+      metricsPort: false,
+      registry: new Registry(),
+      logger: pino({ level: 'silent' }),
+      tls: { cert: first.certPem, key: first.keyPem },
+      webhooks: [
+        defineMutatingWebhook({
+          name: 'starting',
+          path: '/mutate/starting',
+          failureMode: 'deny',
+          mutate: () => ({ allowed: true }),
+          start: () => {
+            server.setTls({ cert: second.certPem, key: second.keyPem });
+            return Promise.resolve();
+          },
+        }),
+      ],
+    });
+    const { port } = await server.start();
+    try {
+      const answer = await postH1(port, '/mutate/starting', body, { ca: second.caCert });
+      expect([answer.status, answer.serial]).toEqual([200, serialOf(second.certPem)]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('is refused by a server that reads its certificate from files', async () => {

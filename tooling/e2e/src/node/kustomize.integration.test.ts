@@ -22,6 +22,7 @@ import {
   type ControlPlane,
 } from '@kfx/testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createThroughWebhook } from '../admission.js';
 import { createSettledNamespace, getJson } from '../cluster.js';
 import { readGuide } from '../guide.js';
 import { runGuideCommands } from '../guide-commands.js';
@@ -135,15 +136,35 @@ describe.skipIf(!realNodeAvailable || noImages !== undefined)(title, () => {
     ]);
 
     await createSettledNamespace(kubeconfig(), 'team-a');
-    const pod: V1Pod = {
+    const podNamed = (name: string): V1Pod => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'app', namespace: 'team-a' },
+      metadata: { name, namespace: 'team-a' },
       spec: { containers: [{ name: 'app', image: PAUSE_IMAGE }] },
-    };
-    const created = JSON.parse(
-      await kubectl(kubeconfig(), ['create', '-f', '-', '-o', 'json'], JSON.stringify(pod)),
-    ) as V1Pod;
+    });
+    const pod = podNamed('app');
+    // The API server takes the new caBundle and the Service's endpoints up a moment after the
+    // rollout is ready; with failurePolicy Ignore a Pod created in that moment is not injected.
+    const created = await createThroughWebhook<V1Pod>(
+      kubeconfig(),
+      pod,
+      (admitted) => admitted.metadata?.annotations?.['proxy-injector.kfx.dev/injected'] === 'true',
+    );
+    // Then every call is injected, whichever replica the Service picks: each serves the
+    // certificate the caBundle trusts (one that got it while starting once kept its first).
+    for (let i = 0; i < 10; i += 1) {
+      const again = JSON.parse(
+        await kubectl(
+          kubeconfig(),
+          ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
+          JSON.stringify(podNamed(`again-${String(i)}`)),
+        ),
+      ) as V1Pod;
+      expect(
+        again.metadata?.annotations?.['proxy-injector.kfx.dev/injected'],
+        `again-${String(i)}`,
+      ).toBe('true');
+    }
     expect(created.metadata?.annotations?.['proxy-injector.kfx.dev/injected']).toBe('true');
     expect(created.spec?.containers[0]?.env).toContainEqual({ name: 'HTTP_PROXY', value: PROXY });
   });
