@@ -242,7 +242,10 @@ export function createRequestHandler(options: RequestHandlerOptions) {
       // kept open would keep reporting the certificate of its own handshake after a rotation.
       // The session is taken now: a finished stream no longer names it.
       const session = 'stream' in request ? request.stream.session : undefined;
-      if (session) response.once('finish', () => session.close());
+      if (session)
+        response.once('finish', () => {
+          session.close();
+        });
       send(request, response, 200, 'application/x-pem-file', pem, { close: true });
       return;
     }

@@ -77,8 +77,12 @@ describe('GET /certificate', () => {
   it('ends an HTTP/2 session after the answer, so a client that multiplexes opens a new one', async () => {
     const session = await h2Session(t.port, t.certs.caCert);
     const ended = new Promise<string>((resolve) => {
-      session.once('goaway', () => resolve('goaway'));
-      session.once('close', () => resolve('close'));
+      session.once('goaway', () => {
+        resolve('goaway');
+      });
+      session.once('close', () => {
+        resolve('close');
+      });
     });
     try {
       const stream = session.request({ ':method': 'GET', ':path': '/certificate' });
