@@ -46,7 +46,7 @@ export interface ApplyResult<T> {
   /** Why it was written: the first difference found, or `it did not exist`. */
   reason?: string | undefined;
   /**
-   * What the write did: `created`; `adopted`, an object that existed but was never applied by
+   * What the write did: `created`; `adopted`, an object that existed but was never written by
    * this field manager (it carried only other managers' fields): made by someone else, now
    * taken over; `updated`. Undefined when nothing was written.
    */
@@ -83,11 +83,12 @@ export async function applyObject<T extends KubeObject>(
   ]);
 
   const live = await readLive<T>(client, ref, desired, options);
-  // Written before by this manager: an update; by others only: taken over. A skeleton is only
-  // ever of an object this manager applied.
+  // Written before by this manager (applied, or created with its name): an update; by others
+  // only: taken over. A skeleton is only ever of an object this manager applied.
   const ours =
     live !== undefined &&
-    (isAppliedSkeleton(live) || applyEntry(live.metadata?.managedFields, options.fieldManager));
+    (isAppliedSkeleton(live) ||
+      (live.metadata?.managedFields ?? []).some((entry) => entry.manager === options.fieldManager));
   let reason = 'it did not exist';
   if (live) {
     const why = await writeReason(client, ref, desired, live, options);

@@ -277,8 +277,9 @@ export async function applyDesired(
   const reason = holdsSecrets(desired) ? withoutValues(why) : why;
   return {
     object: desired,
-    // `adopted`: not in kfx's cache (kfx-labelled objects only), and written by someone else.
-    action: result.action ?? 'updated',
+    // `adopted`: never written by kfx before, only by someone else (applyObject reads what
+    // kfx's cache of its labelled objects lacks). Made by createOnly just now: created.
+    action: created ? 'created' : (result.action ?? 'updated'),
     reason,
     resourceVersion: rv(result.object),
     ...(reverted.length > 0 ? { reverted } : {}),

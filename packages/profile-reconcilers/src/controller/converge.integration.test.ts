@@ -141,6 +141,18 @@ describe('a new Profile', () => {
     });
     const templated = await read<V1ConfigMap>(client, 'configMaps', 'team-none', teamA);
     expect(templated?.data).toEqual({ owner: `${teamA}@example.com` });
+    // All of it made by kfx: told as created (the namespace too, made before it is applied),
+    // none as taken over from someone else.
+    const registry = running?.client.registry;
+    if (!registry) throw new Error('no controller');
+    const writes = (action: string) =>
+      counterTotal(
+        registry,
+        'kfx_profile_controller_object_writes_total',
+        (l) => l.action === action,
+      );
+    expect(await writes('adopted')).toBe(0);
+    expect(await writes('created')).toBeGreaterThan(15);
   });
 
   it('says in its status which reconcilers applied', async () => {
