@@ -19,6 +19,7 @@ import {
   eventMessages,
   eventually,
   fileProfiles,
+  objectWrites,
   profileEvents,
   read,
   runController,
@@ -145,12 +146,7 @@ describe('a new Profile', () => {
     // none as taken over from someone else.
     const registry = running?.client.registry;
     if (!registry) throw new Error('no controller');
-    const writes = (action: string) =>
-      counterTotal(
-        registry,
-        'kfx_profile_controller_object_writes_total',
-        (l) => l.action === action,
-      );
+    const writes = (action: string) => objectWrites(registry, action);
     expect(await writes('adopted')).toBe(0);
     expect(await writes('created')).toBeGreaterThan(15);
   });

@@ -32,6 +32,7 @@ import {
   counterTotal,
   eventMessages,
   fileProfiles,
+  objectWrites,
   read,
   runController,
   testClient,
@@ -227,12 +228,7 @@ describe('objects the upstream controller made', () => {
   it('are adopted, and said so in the log and the metric, never "created"', async () => {
     const registry = running?.client.registry;
     if (!registry) throw new Error('no controller');
-    const writes = (action: string) =>
-      counterTotal(
-        registry,
-        'kfx_profile_controller_object_writes_total',
-        (l) => l.action === action,
-      );
+    const writes = (action: string) => objectWrites(registry, action);
     // Namespace, two ServiceAccounts, three RoleBindings and the quota, for each of 3 Profiles.
     expect(await writes('adopted')).toBe(21);
     expect(await writes('created')).toBe(0);

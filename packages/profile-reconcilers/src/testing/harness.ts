@@ -256,6 +256,10 @@ export async function counterTotal(
   return values.filter((v) => filter(v.labels)).reduce((sum, v) => sum + v.value, 0);
 }
 
+/** The controller's object writes told as `action` (created, adopted, updated, recreated). */
+export const objectWrites = (registry: Registry, action: string): Promise<number> =>
+  counterTotal(registry, 'kfx_profile_controller_object_writes_total', (l) => l.action === action);
+
 /** API requests that write: POST, PUT, PATCH, DELETE. */
 export const writeRequests = (registry: Registry): Promise<number> =>
   counterTotal(registry, 'kfx_kube_api_requests_total', (l) =>
